@@ -1,0 +1,81 @@
+/* proto: ClickHouse's executable-UDF protocol, shared by every UDF binary: reads each block of
+ * rows in the configured format (with or without send_chunk_header) and writes one result per row. */
+#ifndef PROTO_H
+#define PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    PROTO_TSV,        /* TabSeparated */
+    PROTO_ROWBINARY,  /* RowBinary: the caller's actual column type must be known (arg_type) */
+    PROTO_ROWBINARY_NT /* RowBinaryWithNamesAndTypes: the type is read from each header */
+} proto_format;
+
+/* What the function takes: one String-like argument, or one Array of String-like items. */
+typedef enum { PROTO_ARG_STRING, PROTO_ARG_STRING_ARRAY } proto_arg_kind;
+
+/* What the function returns. */
+typedef enum {
+    PROTO_RES_STRING,  /* String */
+    PROTO_RES_FIXED,   /* FixedString(result_fixed_len) */
+    PROTO_RES_UINT128  /* UInt128: the callback gives 16 bytes, little-endian */
+} proto_res_kind;
+
+typedef struct {
+    proto_format format;
+    int chunk_header;           /* send_chunk_header = 1 */
+    proto_arg_kind arg_kind;
+    /* For PROTO_ROWBINARY (no header to read it from): the type ClickHouse sends, spelled
+     * as ClickHouse spells it, e.g. "Nullable(String)" or "Array(Nullable(String))". */
+    const char *arg_type;
+    proto_res_kind res_kind;
+    size_t res_fixed_len;
+} proto_config;
+
+/* At least this many readable bytes follow every proto_str's last byte (their values are
+ * unspecified), so simdjson can parse a value in place without copying it. */
+#define PROTO_PADDING 64
+
+/* One string value; p is valid only during the callback. */
+typedef struct {
+    int is_null;
+    const char *p;
+    size_t n;
+} proto_str;
+
+/* The argument of one row. */
+typedef struct {
+    proto_str s;             /* PROTO_ARG_STRING */
+    const proto_str *items;  /* PROTO_ARG_STRING_ARRAY: n_items values */
+    size_t n_items;
+} proto_value;
+
+/* The result of one row, set by the callback: bytes (String / FixedString: exactly
+ * res_fixed_len bytes / UInt128: 16 bytes little-endian). The bytes are copied. */
+typedef struct {
+    const void *p;
+    size_t n;
+} proto_result;
+
+/* Called once per row, in order. Returns 0, or a negative code to abort the run. */
+typedef int (*proto_row_fn)(void *ctx, const proto_value *arg, proto_result *res);
+
+typedef struct {
+    const char *msg; /* static text */
+    uint64_t pos;    /* byte offset in the input stream */
+} proto_error;
+
+enum { PROTO_EINPUT = -1, PROTO_EIO = -2, PROTO_ENOMEM = -3, PROTO_ECALLBACK = -4 };
+
+/* Parses "TabSeparated", "TSV", "RowBinary", "RowBinaryWithNamesAndTypes"; 0 or -1. */
+int proto_format_from_name(const char *name, proto_format *out);
+
+/* Serves rows from in_fd to out_fd until EOF. Every complete row is answered; output is
+ * flushed whenever no more input is buffered, so a pool-mode caller never waits on us.
+ * Returns 0 at a clean EOF (between rows or blocks), a negative code otherwise with *err
+ * filled (if err is not NULL). */
+int proto_serve(const proto_config *cfg, int in_fd, int out_fd, proto_row_fn fn, void *ctx,
+                proto_error *err);
+
+#endif

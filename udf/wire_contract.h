@@ -1,0 +1,36 @@
+/* wire_contract: the order-snapshot wire contract v1, defined once. The classifier (wire_*),
+ * the DDL generator (ods-ddl) and the typed extraction SQL all read this table. */
+#ifndef WIRE_CONTRACT_H
+#define WIRE_CONTRACT_H
+
+#include <stddef.h>
+
+#define WIRE_CONTRACT_VERSION "order-snapshot-wire-v1"
+#define WIRE_NFIELDS 11
+
+/* The value rule of a field; docs/wire-contract.md states each one in words. */
+typedef enum {
+    WIRE_RULE_TEXT,      /* string, 1–128 bytes after unescaping, no C0 control, no U+007F */
+    WIRE_RULE_USER_ID,   /* number, integer literal in 1 … 9223372036854775807 */
+    WIRE_RULE_TIMESTAMP, /* string YYYY-MM-DDTHH:MM:SS.mmmZ, real date-time, years 1900–2299 */
+    WIRE_RULE_MONEY,     /* string -?(0|[1-9][0-9]{0,15})\.[0-9]{2}, "-0.00" invalid */
+    WIRE_RULE_ITEMS,     /* array; every number inside readable without loss of range */
+    WIRE_RULE_DATE       /* string YYYY-MM-DD, real date in 1970-01-01 … 2149-06-06 */
+} wire_rule;
+
+typedef struct {
+    const char *name;     /* JSON key and ODS column name */
+    wire_rule rule;
+    const char *ods_type; /* ClickHouse column type in ods.order_snapshot_rep */
+    /* Throwing SQL conversion from the JSON text in column `raw` to ods_type; "%s" stands
+     * for the key (a plain identifier, safe to quote in single quotes). */
+    const char *sql_extract;
+} wire_field;
+
+/* In the ODS column order. */
+extern const wire_field WIRE_FIELDS[WIRE_NFIELDS];
+
+/* The field with this exact (unescaped) key, or NULL. */
+const wire_field *wire_field_by_name(const char *key, size_t len);
+
+#endif
