@@ -3,6 +3,24 @@
 #ifndef PROTO_H
 #define PROTO_H
 
+/* What ClickHouse 26.5 does, checked against the engine (tests/fixtures/proto/capture.sh records
+ * its exact bytes; tests/bats/proto.bats runs the whole matrix):
+ * - It sends the caller's actual column type, whatever the config declares, except that
+ *   LowCardinality is removed, also inside Array (an Array(LowCardinality(Nullable(String)))
+ *   column arrives as Array(Nullable(String))). LowCardinality(...) in a type name is still
+ *   accepted: RowBinary encodes it exactly like the type inside.
+ * - RowBinaryWithNamesAndTypes: a header (count, names, types) precedes EVERY block, also in
+ *   executable_pool, and the engine expects one back before each block's results. Without
+ *   send_chunk_header this layer recognises a repeated header at a row start (same column name,
+ *   a type it decodes); a row whose bytes spell exactly such a header would be misread, so the
+ *   chunk header is the safe choice.
+ * - send_chunk_header: "<rows>\n" before each block in every format; executable_pool reads
+ *   exactly that many results.
+ * - TabSeparated: ClickHouse escapes \b \f \n \r \t \0 \\ \' and leaves other bytes raw; NULL
+ *   is the field \N. An Array field is its quoted text ['a',NULL,'b\'c'], not TSV-escaped again.
+ *   Reading follows the engine's own reader (\N inside a value is dropped, an unknown \c keeps
+ *   its backslash); \x without two hex digits and a trailing backslash are errors. */
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -77,5 +95,15 @@ int proto_format_from_name(const char *name, proto_format *out);
  * filled (if err is not NULL). */
 int proto_serve(const proto_config *cfg, int in_fd, int out_fd, proto_row_fn fn, void *ctx,
                 proto_error *err);
+
+/* 0 if ClickHouse type name `type` (e.g. "Nullable(String)", "Array(LowCardinality(String))")
+ * is one this layer decodes for an argument of `kind`, else -1. For validating --arg-type. */
+int proto_arg_type_valid(const char *type, proto_arg_kind kind);
+
+/* proto_serve over memory, for tests and fuzzing: the input in[0..n) arrives in reads of at
+ * most read_step bytes (0: as much as fits), the output goes to *out (malloc'ed, the caller
+ * frees it; may be NULL when nothing was written) / *out_n. out may be NULL to discard it. */
+int proto_serve_mem(const proto_config *cfg, const void *in, size_t n, size_t read_step,
+                    proto_row_fn fn, void *ctx, char **out, size_t *out_n, proto_error *err);
 
 #endif
