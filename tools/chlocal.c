@@ -202,12 +202,12 @@ int main(int argc, char **argv)
     if (slash)
         *slash = '\0';
 
-    const char *env;
+    const char *env_lib = getenv("CHLOCAL_LIBCHDB"), *env_dir = getenv("CHLOCAL_UDF_DIR"),
+               *env_cfg = getenv("CHLOCAL_UDF_CONFIG");
     cl_defaults def = {
-        .libchdb = (env = getenv("CHLOCAL_LIBCHDB")) && *env ? env : ODS_SOURCE_DIR "/.deps/chdb/libchdb.so",
-        .udf_dir = (env = getenv("CHLOCAL_UDF_DIR")) && *env ? env : slash ? exe : ".",
-        .udf_config = (env = getenv("CHLOCAL_UDF_CONFIG")) && *env ? env
-                                                                  : ODS_SOURCE_DIR "/clickhouse-config/*_function.xml",
+        .libchdb = env_lib && *env_lib ? env_lib : ODS_SOURCE_DIR "/.deps/chdb/libchdb.so",
+        .udf_dir = env_dir && *env_dir ? env_dir : slash ? exe : ".",
+        .udf_config = env_cfg && *env_cfg ? env_cfg : ODS_SOURCE_DIR "/clickhouse-config/*_function.xml",
     };
     cl_cmd cmd;
     cl_error err = {0};

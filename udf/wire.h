@@ -22,7 +22,9 @@ typedef struct {
 } wire_explain;
 
 /* Bytes p[n .. n+WIRE_PADDING) must be readable (values unspecified): simdjson reads past
- * the end. why may be NULL (the fast path). */
+ * the end. why may be NULL (the fast path: no formatting, no allocation once the parser has
+ * grown to the longest text seen). Not thread-safe (one parser per process). Out of memory is
+ * not a class: it prints one line on stderr and aborts. */
 #define WIRE_PADDING 64
 wire_class wire_classify(const char *p, size_t n, wire_explain *why);
 

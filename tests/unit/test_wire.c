@@ -1,0 +1,247 @@
+/* test_wire: the classifier against every case of tests/fixtures/wire/cases.tsv (expected
+ * class from the contract), plus generated cases too big for a fixture line (nesting, 16 MiB). */
+#include "check.h"
+#include "wire.h"
+#include "wire_contract.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CASES ODS_SOURCE_DIR "/tests/fixtures/wire/cases.tsv"
+
+/* ClickHouse TabSeparated unescaping, in place; returns the new length. */
+static size_t tsv_unescape(char *s, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '\\' || i + 1 == n) {
+            s[o++] = s[i];
+            continue;
+        }
+        char c = s[++i];
+        switch (c) {
+        case 't': s[o++] = '\t'; break;
+        case 'n': s[o++] = '\n'; break;
+        case 'r': s[o++] = '\r'; break;
+        case 'b': s[o++] = '\b'; break;
+        case 'f': s[o++] = '\f'; break;
+        case '0': s[o++] = '\0'; break;
+        case 'x': {
+            char hex[3] = {s[i + 1], s[i + 2], 0};
+            s[o++] = (char)strtol(hex, NULL, 16);
+            i += 2;
+            break;
+        }
+        default: s[o++] = c; break;
+        }
+    }
+    return o;
+}
+
+/* Classifies a copy of p[0..n) followed by padding filled with `pad` bytes (their value must
+ * not matter), with and without an explanation; both must agree. */
+static wire_class classify_padded(const char *p, size_t n, char pad, wire_explain *why)
+{
+    char *b = malloc(n + WIRE_PADDING);
+    memcpy(b, p, n);
+    memset(b + n, pad, WIRE_PADDING);
+    wire_class fast = wire_classify(b, n, NULL);
+    wire_class slow = wire_classify(b, n, why);
+    CHECK_EQ_INT(fast, slow);
+    free(b);
+    return fast;
+}
+
+static void check_explain(wire_class c, const wire_explain *why, const char *note)
+{
+    CHECK(why->reason[0] != 0);
+    CHECK(strchr(why->reason, '\t') == NULL && strchr(why->reason, '\n') == NULL);
+    if (c == WIRE_FIELD_INVALID) {
+        CHECK(why->field != NULL);
+        if (why->field)
+            CHECK(wire_field_by_name(why->field, strlen(why->field)) != NULL);
+    } else if (why->field) {
+        fprintf(stderr, "unexpected field %s for: %s\n", why->field, note);
+        CHECK(why->field == NULL);
+    }
+}
+
+static int run_fixture(void)
+{
+    FILE *f = fopen(CASES, "r");
+    CHECK(f != NULL);
+    if (!f)
+        return 0;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int cases = 0, seen[4] = {0};
+    while ((len = getline(&line, &cap, f)) > 0) {
+        if (line[len - 1] == '\n')
+            line[--len] = 0;
+        char *t1 = memchr(line, '\t', (size_t)len);
+        char *t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(line + len - t1 - 1)) : NULL;
+        CHECK(t1 && t2);
+        if (!t1 || !t2)
+            continue;
+        *t1 = *t2 = 0;
+        const char *want = line, *note = t2 + 1;
+        size_t n = tsv_unescape(t1 + 1, (size_t)(t2 - t1 - 1));
+        const char *pads = "\0\xff\"9 ]}";
+        for (int k = 0; k < 7; k++) {
+            wire_explain why;
+            wire_class c = classify_padded(t1 + 1, n, pads[k], &why);
+            if (strcmp(wire_class_name(c), want) != 0) {
+                fprintf(stderr, "case \"%s\": got \"%s\" (%s), want \"%s\"\n", note, wire_class_name(c),
+                        why.reason, want);
+                CHECK_EQ_STR(wire_class_name(c), want);
+                break;
+            }
+            check_explain(c, &why, note);
+            if (k == 0)
+                seen[c]++;
+        }
+        /* Whitespace after the root never changes the class (unless the text already has a
+         * BOM-less non-JSON tail, which stays not_an_object). */
+        char *sp = malloc(n + 2);
+        memcpy(sp, t1 + 1, n);
+        memcpy(sp + n, " \n", 2);
+        wire_explain why;
+        CHECK_EQ_STR(wire_class_name(classify_padded(sp, n + 2, 'x', &why)), want);
+        free(sp);
+        cases++;
+    }
+    free(line);
+    fclose(f);
+    CHECK(cases > 250);
+    for (int c = 0; c < 4; c++)
+        CHECK(seen[c] > 10); /* every class is exercised */
+    return cases;
+}
+
+static const char *BASE =
+    "{\"order_id\":\"o-1\",\"user_id\":42,\"status\":\"paid\",\"created_at\":\"2024-02-29T23:59:59.999Z\","
+    "\"updated_at\":\"2024-03-01T00:00:00.000Z\",\"items_total\":\"10.00\",\"discount\":\"0.00\","
+    "\"delivery\":\"1.50\",\"total\":\"11.50\",\"items\":%s,\"snapshot_date\":\"2024-03-01\"}";
+
+/* The base message with `items` replaced by inner, classified. */
+static wire_class with_items(const char *inner, size_t n)
+{
+    size_t bl = strlen(BASE);
+    char *b = malloc(bl + n + WIRE_PADDING);
+    const char *at = strstr(BASE, "%s");
+    size_t pre = (size_t)(at - BASE);
+    memcpy(b, BASE, pre);
+    memcpy(b + pre, inner, n);
+    memcpy(b + pre + n, at + 2, bl - pre - 2);
+    size_t len = bl - 2 + n;
+    memset(b + len, '[', WIRE_PADDING);
+    wire_explain why;
+    wire_class c = wire_classify(b, len, NULL);
+    CHECK_EQ_INT(wire_classify(b, len, &why), c);
+    free(b);
+    return c;
+}
+
+/* items = `levels` nested arrays around 1 (the root object adds one more level). */
+static wire_class nested_items(int levels)
+{
+    size_t n = (size_t)levels * 2 + 1;
+    char *s = malloc(n);
+    memset(s, '[', (size_t)levels);
+    s[levels] = '1';
+    memset(s + levels + 1, ']', (size_t)levels);
+    wire_class c = with_items(s, n);
+    free(s);
+    return c;
+}
+
+static wire_class nested_root(int levels)
+{
+    size_t n = (size_t)levels * 2;
+    char *s = malloc(n + WIRE_PADDING);
+    memset(s, '[', (size_t)levels);
+    memset(s + levels, ']', (size_t)levels);
+    wire_class c = wire_classify(s, n, NULL);
+    free(s);
+    return c;
+}
+
+static void run_generated(void)
+{
+    /* Nesting: the root object is level 1, so items with 999 arrays reach 1000 levels. */
+    CHECK_EQ_INT(nested_items(999), WIRE_VALID);
+    CHECK_EQ_INT(nested_items(1023), WIRE_VALID);  /* 1024 levels */
+    CHECK_EQ_INT(nested_items(1024), WIRE_NOT_AN_OBJECT); /* 1025 */
+    CHECK_EQ_INT(nested_items(100000), WIRE_NOT_AN_OBJECT);
+    CHECK_EQ_INT(nested_root(1025), WIRE_NOT_AN_OBJECT);
+    CHECK_EQ_INT(nested_root(1000), WIRE_NOT_AN_OBJECT); /* valid JSON, not an object */
+    /* Unbalanced deep nesting must not be mistaken for deep nesting that closes. */
+    CHECK_EQ_INT(with_items("[[[[1]]]", 8), WIRE_NOT_AN_OBJECT);
+
+    /* 16 MiB values: no limit on size other than memory. */
+    size_t big = 16u << 20;
+    char *s = malloc(big + 2);
+    s[0] = '"';
+    memset(s + 1, 'a', big - 2);
+    s[big - 1] = '"';
+    memcpy(s + big, "]", 1);
+    char *items = malloc(big + 2);
+    items[0] = '[';
+    memcpy(items + 1, s, big);
+    items[big + 1] = ']';
+    CHECK_EQ_INT(with_items(items, big + 2), WIRE_VALID);
+    items[big / 2] = '\n'; /* a raw newline deep in a huge string */
+    CHECK_EQ_INT(with_items(items, big + 2), WIRE_NOT_AN_OBJECT);
+    free(items);
+    free(s);
+
+    /* A long run of mixed escapes, and a number with a huge mantissa at the double edge. */
+    char num[1200];
+    num[0] = '[';
+    memset(num + 1, '9', 309);
+    strcpy(num + 310, ".5]");
+    CHECK_EQ_INT(with_items(num, strlen(num)), WIRE_FIELD_INVALID); /* 10^309 > DBL_MAX */
+    strcpy(num, "[0.");
+    memset(num + 3, '9', 1000);
+    strcpy(num + 1003, "e309]");
+    CHECK_EQ_INT(with_items(num, strlen(num)), WIRE_FIELD_INVALID); /* rounds to 1e309 */
+    num[3] = '1', num[4] = '0'; /* 0.10999…e309: finite */
+    CHECK_EQ_INT(with_items(num, strlen(num)), WIRE_VALID);
+    strcpy(num, "[0.17976931348623157e309,-17976931348623157");
+    memset(num + strlen(num), '0', 292); /* DBL_MAX as a 309-digit integer with a fraction */
+    strcpy(num + 43 + 292, ".0]");
+    CHECK_EQ_INT(with_items(num, strlen(num)), WIRE_VALID); /* DBL_MAX, written two ways */
+    strcpy(num, "[1e99999999999999999999999999]");
+    CHECK_EQ_INT(with_items(num, strlen(num)), WIRE_FIELD_INVALID);
+    strcpy(num, "[1e-99999999999999999999999999, 0.0000e99999999999999999999]");
+    CHECK_EQ_INT(with_items(num, strlen(num)), WIRE_VALID);
+    CHECK_EQ_INT(with_items("1", 1), WIRE_FIELD_INVALID); /* items must be an array */
+
+    /* The reason text names the fault as the issue shows it. */
+    wire_explain why;
+    const char *feb30 =
+        "{\"order_id\":\"o-1\",\"user_id\":42,\"status\":\"paid\",\"created_at\":\"2026-02-30T00:00:00.000Z\","
+        "\"updated_at\":\"2024-03-01T00:00:00.000Z\",\"items_total\":\"10.00\",\"discount\":\"0.00\","
+        "\"delivery\":\"1.50\",\"total\":\"11.50\",\"items\":[],\"snapshot_date\":\"2024-03-01\"}";
+    size_t fl = strlen(feb30);
+    char *fb = malloc(fl + WIRE_PADDING);
+    memcpy(fb, feb30, fl + 1);
+    CHECK_EQ_INT(wire_classify(fb, fl, &why), WIRE_FIELD_INVALID);
+    CHECK_EQ_STR(why.field, "created_at");
+    CHECK_EQ_STR(why.reason, "day 30 does not exist in 2026-02");
+    free(fb);
+
+    CHECK_EQ_STR(wire_class_name(WIRE_VALID), "");
+    CHECK_EQ_STR(wire_class_name(WIRE_NOT_AN_OBJECT), "not_an_object");
+    CHECK_EQ_STR(wire_class_name(WIRE_KEYSET_MISMATCH), "keyset_mismatch");
+    CHECK_EQ_STR(wire_class_name(WIRE_FIELD_INVALID), "field_invalid");
+}
+
+int main(void)
+{
+    int n = run_fixture();
+    printf("%d fixture cases\n", n);
+    run_generated();
+    return check_report();
+}

@@ -1,0 +1,185 @@
+/* order_wire_class: the executable UDF order_wire_class(raw) -> String (the wire contract v1
+ * class of each row), and with --explain a tool that tells people why a message got its class. */
+#include "proto.h"
+#include "wire.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    proto_config cfg;
+    int explain;
+    int explain_rowbinary;
+} options;
+
+static void usage(FILE *f)
+{
+    fputs("usage: order_wire_class [--format FMT] [--chunk-header] [--arg-type TYPE]\n"
+          "       order_wire_class --explain [--rowbinary [--arg-type TYPE]]\n"
+          "\n"
+          "UDF mode (how ClickHouse runs it): reads rows of one String-like argument from stdin in\n"
+          "FMT (TabSeparated, RowBinary or RowBinaryWithNamesAndTypes, the default), preceded by a\n"
+          "row-count line per block with --chunk-header (send_chunk_header), and writes one String\n"
+          "per row: the message's class under the order-snapshot wire contract v1, one of\n"
+          "'' (valid), not_an_object, keyset_mismatch, field_invalid. NULL is not_an_object.\n"
+          "  --arg-type TYPE  for plain RowBinary: the caller's actual column type\n"
+          "                   (default Nullable(String); String, LowCardinality(...), FixedString(N))\n"
+          "\n"
+          "--explain: reads messages, one per line (or RowBinary values with --rowbinary, of\n"
+          "--arg-type, default String) and prints per message: class<TAB>field<TAB>reason\n"
+          "(field empty unless the class is field_invalid; the class of a valid message is empty).\n"
+          "Exit status: 0 done, 1 malformed input or I/O error, 2 usage error.\n",
+          f);
+}
+
+/* Parses argv into *o; 0, 1 (help shown) or 2 (usage error reported). */
+static int parse_args(int argc, char **argv, options *o)
+{
+    const char *fmt = "RowBinaryWithNamesAndTypes", *arg_type = NULL;
+    int rowbinary = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 1;
+        } else if (!strcmp(a, "--chunk-header")) {
+            o->cfg.chunk_header = 1;
+        } else if (!strcmp(a, "--explain")) {
+            o->explain = 1;
+        } else if (!strcmp(a, "--rowbinary")) {
+            rowbinary = 1;
+        } else if ((!strcmp(a, "--format") || !strcmp(a, "--arg-type")) && i + 1 < argc) {
+            *(a[2] == 'f' ? &fmt : &arg_type) = argv[++i];
+        } else {
+            fprintf(stderr, "order_wire_class: unknown option or missing value: %s (see --help)\n", a);
+            return 2;
+        }
+    }
+    if (proto_format_from_name(fmt, &o->cfg.format) < 0) {
+        fprintf(stderr, "order_wire_class: unknown format: %s\n", fmt);
+        return 2;
+    }
+    if (rowbinary && !o->explain) {
+        fputs("order_wire_class: --rowbinary goes with --explain\n", stderr);
+        return 2;
+    }
+    o->explain_rowbinary = rowbinary;
+    if (o->explain) {
+        o->cfg.format = rowbinary ? PROTO_ROWBINARY : PROTO_TSV;
+        o->cfg.chunk_header = 0;
+    }
+    o->cfg.arg_kind = PROTO_ARG_STRING;
+    o->cfg.arg_type = arg_type ? arg_type : o->explain ? "String" : "Nullable(String)";
+    if (proto_arg_type_valid(o->cfg.arg_type, PROTO_ARG_STRING) < 0) {
+        fprintf(stderr, "order_wire_class: unsupported --arg-type: %s\n", o->cfg.arg_type);
+        return 2;
+    }
+    o->cfg.res_kind = PROTO_RES_STRING;
+    return 0;
+}
+
+static int classify_row(void *ctx, const proto_value *arg, proto_result *res)
+{
+    (void)ctx;
+    wire_class c = arg->s.is_null ? WIRE_NOT_AN_OBJECT : wire_classify(arg->s.p, arg->s.n, NULL);
+    const char *name = wire_class_name(c);
+    res->p = name;
+    res->n = strlen(name);
+    return 0;
+}
+
+static int explain_one(const char *p, size_t n, int is_null)
+{
+    wire_explain why;
+    wire_class c = WIRE_NOT_AN_OBJECT;
+    if (is_null) {
+        why.field = NULL;
+        snprintf(why.reason, sizeof why.reason, "NULL");
+    } else {
+        c = wire_classify(p, n, &why);
+    }
+    return printf("%s\t%s\t%s\n", wire_class_name(c), why.field ? why.field : "", why.reason) < 0
+               ? -1
+               : 0;
+}
+
+static int explain_row(void *ctx, const proto_value *arg, proto_result *res)
+{
+    (void)ctx;
+    res->p = "";
+    res->n = 0;
+    return explain_one(arg->s.p, arg->s.n, arg->s.is_null) < 0 ? -1 : 0;
+}
+
+/* One message per line: the bytes between newlines, as they are (no unescaping). */
+static int explain_lines(void)
+{
+    char *line = NULL, *buf = NULL;
+    size_t cap = 0, bcap = 0;
+    ssize_t len;
+    int rc = 0;
+    while (rc == 0 && (len = getline(&line, &cap, stdin)) >= 0) {
+        size_t n = (size_t)len;
+        if (n && line[n - 1] == '\n')
+            n--;
+        if (bcap < n + WIRE_PADDING) {
+            bcap = n + WIRE_PADDING;
+            free(buf);
+            if (!(buf = malloc(bcap))) {
+                fputs("order_wire_class: out of memory\n", stderr);
+                rc = 1;
+                break;
+            }
+        }
+        memcpy(buf, line, n);
+        memset(buf + n, 0, WIRE_PADDING);
+        if (explain_one(buf, n, 0) < 0)
+            rc = 1;
+    }
+    if (ferror(stdin)) {
+        fputs("order_wire_class: cannot read stdin\n", stderr);
+        rc = 1;
+    }
+    free(line);
+    free(buf);
+    return rc;
+}
+
+static int run(const options *o)
+{
+    proto_error err = {0};
+    int rc;
+    if (o->explain && !o->explain_rowbinary) {
+        rc = explain_lines();
+    } else if (o->explain) {
+        /* The protocol layer decodes the values; its String replies are not wanted here. */
+        int devnull = open("/dev/null", O_WRONLY);
+        rc = devnull < 0 ? -1 : proto_serve(&o->cfg, 0, devnull, explain_row, NULL, &err);
+        if (devnull >= 0)
+            close(devnull);
+    } else {
+        rc = proto_serve(&o->cfg, 0, 1, classify_row, NULL, &err);
+    }
+    if (fflush(stdout) != 0 && rc == 0) {
+        fputs("order_wire_class: cannot write stdout\n", stderr);
+        return 1;
+    }
+    if (rc < 0) {
+        fprintf(stderr, "order_wire_class: %s at input byte %llu\n", err.msg ? err.msg : "I/O error",
+                (unsigned long long)err.pos);
+        return 1;
+    }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    options o = {0};
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    return run(&o);
+}

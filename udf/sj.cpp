@@ -1,0 +1,218 @@
+// sj: the one C++ file of the project: walks a JSON text with simdjson On-Demand, touching every
+// value so nothing goes unvalidated (On-Demand skips lazily), and reports keys/scalars to C.
+#include "sj.h"
+
+#include <new>
+#include <utility>
+#include <simdjson.h>
+
+using namespace simdjson;
+
+static_assert(SJ_PADDING >= SIMDJSON_PADDING, "sj promises simdjson its padding");
+
+struct sj_parser {
+    ondemand::parser p;
+};
+
+namespace {
+
+struct walker {
+    const sj_visitor *v;
+    void *ctx;
+    const char *base, *end;
+    sj_error *err;
+};
+
+int syntax(walker &w, const char *msg, const char *at)
+{
+    if (w.err) {
+        w.err->msg = msg;
+        w.err->pos = (at && at >= w.base && at <= w.end) ? (size_t)(at - w.base) : 0;
+    }
+    return SJ_ESYNTAX;
+}
+
+int simd_fail(walker &w, error_code e)
+{
+    return syntax(w, error_message(e), nullptr);
+}
+
+int stop(walker &w, const char *at)
+{
+    syntax(w, "stopped by the visitor", at);
+    return SJ_ESTOP;
+}
+
+bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+int walk_value(walker &w, ondemand::value &v, unsigned depth);
+
+// Members of an object whose values are at depth.
+int walk_object(walker &w, ondemand::object &o, unsigned depth)
+{
+    for (auto fr : o) {
+        ondemand::field f;
+        error_code e = std::move(fr).get(f);
+        if (e)
+            return simd_fail(w, e);
+        // The key's end is found from its value's start: On-Demand has checked that only
+        // whitespace and the colon lie between them, so the key body needs no scan here.
+        const char *k = f.key().raw();
+        ondemand::value &fv = f.value();
+        const char *q = fv.raw_json_token().data() - 1;
+        while (q > k && is_ws(*q))
+            q--;
+        if (q > k && *q == ':')
+            q--;
+        while (q > k && is_ws(*q))
+            q--;
+        if (q < k || *q != '"')
+            return syntax(w, "malformed key", k);
+        if (w.v->key(w.ctx, depth, k, q))
+            return stop(w, k);
+        int rc = walk_value(w, fv, depth);
+        if (rc)
+            return rc;
+    }
+    return SJ_OK;
+}
+
+int walk_array(walker &w, ondemand::array &a, unsigned depth)
+{
+    for (auto er : a) {
+        ondemand::value ev;
+        error_code e = std::move(er).get(ev);
+        if (e)
+            return simd_fail(w, e);
+        int rc = walk_value(w, ev, depth);
+        if (rc)
+            return rc;
+    }
+    return SJ_OK;
+}
+
+// A scalar's raw token, whitespace up to the next structural cut off.
+int scalar(walker &w, std::string_view tok, sj_kind kind, unsigned depth)
+{
+    const char *p = tok.data(), *q = p + tok.size();
+    while (q > p && is_ws(q[-1]))
+        q--;
+    if (kind == SJ_STRING) {
+        // Stage 1 ended the token at the next structural: trimmed, it ends with the close quote.
+        if (q - p < 2 || q[-1] != '"')
+            return syntax(w, "malformed string", p);
+        p++, q--;
+    }
+    if (w.v->value(w.ctx, depth, kind, p, q))
+        return stop(w, p);
+    return SJ_OK;
+}
+
+// A value's token never fails; the root's can (it checks the document is alive).
+error_code token_of(ondemand::value &v, std::string_view &tok)
+{
+    tok = v.raw_json_token();
+    return SUCCESS;
+}
+
+error_code token_of(ondemand::document &d, std::string_view &tok)
+{
+    return d.raw_json_token().get(tok);
+}
+
+template <typename T> int walk_any(walker &w, T &v, unsigned depth)
+{
+    ondemand::json_type t;
+    error_code e = v.type().get(t);
+    if (e)
+        return simd_fail(w, e);
+    std::string_view tok;
+    switch (t) {
+    case ondemand::json_type::object: {
+        if (depth >= SJ_MAX_NESTING)
+            return syntax(w, "nesting deeper than 1024 levels", nullptr);
+        if (w.v->value(w.ctx, depth, SJ_OBJECT, nullptr, nullptr))
+            return stop(w, nullptr);
+        ondemand::object o;
+        if ((e = v.get_object().get(o)))
+            return simd_fail(w, e);
+        return walk_object(w, o, depth + 1);
+    }
+    case ondemand::json_type::array: {
+        if (depth >= SJ_MAX_NESTING)
+            return syntax(w, "nesting deeper than 1024 levels", nullptr);
+        if (w.v->value(w.ctx, depth, SJ_ARRAY, nullptr, nullptr))
+            return stop(w, nullptr);
+        ondemand::array a;
+        if ((e = v.get_array().get(a)))
+            return simd_fail(w, e);
+        return walk_array(w, a, depth + 1);
+    }
+    case ondemand::json_type::string:
+        if ((e = token_of(v, tok)))
+            return simd_fail(w, e);
+        return scalar(w, tok, SJ_STRING, depth);
+    case ondemand::json_type::number:
+        if ((e = token_of(v, tok)))
+            return simd_fail(w, e);
+        return scalar(w, tok, SJ_NUMBER, depth);
+    case ondemand::json_type::boolean:
+        if ((e = token_of(v, tok)))
+            return simd_fail(w, e);
+        return scalar(w, tok, tok[0] == 't' ? SJ_TRUE : SJ_FALSE, depth);
+    case ondemand::json_type::null:
+        if ((e = token_of(v, tok)))
+            return simd_fail(w, e);
+        return scalar(w, tok, SJ_NULL, depth);
+    }
+    return syntax(w, "unknown value type", nullptr);
+}
+
+int walk_value(walker &w, ondemand::value &v, unsigned depth)
+{
+    return walk_any(w, v, depth);
+}
+
+} // namespace
+
+extern "C" sj_parser *sj_new(void)
+{
+    return new (std::nothrow) sj_parser;
+}
+
+extern "C" void sj_free(sj_parser *sp)
+{
+    delete sp;
+}
+
+extern "C" int sj_walk(sj_parser *sp, const char *p, size_t n, const sj_visitor *v, void *ctx,
+                       sj_error *err)
+{
+    walker w{v, ctx, p, p + n, err};
+    // Grow geometrically, so a stream of ever longer texts does not reallocate per text; the
+    // depth limit is ours (SJ_MAX_NESTING), simdjson's only has to stay out of its way.
+    if (sp->p.capacity() < n) {
+        size_t cap = sp->p.capacity() * 2;
+        if (cap < n)
+            cap = n;
+        if (cap < 4096)
+            cap = 4096;
+        if (cap > SIMDJSON_MAXSIZE_BYTES)
+            cap = n;
+        if (sp->p.allocate(cap, SJ_MAX_NESTING + 64))
+            return n > SIMDJSON_MAXSIZE_BYTES ? syntax(w, "text larger than 4 GiB", nullptr)
+                                              : SJ_ENOMEM;
+    }
+    ondemand::document doc;
+    error_code e = sp->p.iterate(p, n, n + SJ_PADDING).get(doc);
+    if (e)
+        return e == MEMALLOC ? SJ_ENOMEM : simd_fail(w, e);
+    int rc = walk_any(w, doc, 0);
+    if (rc)
+        return rc;
+    const char *at = nullptr;
+    e = doc.current_location().get(at);
+    if (e != OUT_OF_BOUNDS)
+        return syntax(w, "content after the root value", at);
+    return SJ_OK;
+}

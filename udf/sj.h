@@ -1,0 +1,60 @@
+/* sj: the project's only C++ (sj.cpp), a narrow C face over simdjson On-Demand: walks EVERY value
+ * of one JSON text in document order and hands each key and scalar token to C callbacks. */
+#ifndef SJ_H
+#define SJ_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kinds by the value's first byte; the token itself is checked by the callback (sj does not
+ * parse numbers, literals or escapes: On-Demand would not validate the ones it skips). */
+typedef enum { SJ_OBJECT, SJ_ARRAY, SJ_STRING, SJ_NUMBER, SJ_TRUE, SJ_FALSE, SJ_NULL } sj_kind;
+
+/* Readable bytes required after the text (simdjson's SIMDJSON_PADDING). */
+#define SJ_PADDING 64
+/* Deepest container nesting accepted (the root object or array is level 1). */
+#define SJ_MAX_NESTING 1024
+
+typedef struct {
+    /* A key of an object whose values are at `depth` (1: the root object's keys); [p, end) is
+     * its body between the quotes, still escaped. simdjson has checked the string's bounds, raw
+     * control characters and UTF-8, not its escapes. */
+    int (*key)(void *ctx, unsigned depth, const char *p, const char *end);
+    /* A value at `depth` (0: the root). SJ_STRING: [p, end) is the body between the quotes, as
+     * for keys. SJ_NUMBER/TRUE/FALSE/NULL: [p, end) is the whole token (trailing whitespace
+     * cut), unchecked. SJ_OBJECT/SJ_ARRAY: p, end NULL; the content follows as further calls. */
+    int (*value)(void *ctx, unsigned depth, sj_kind kind, const char *p, const char *end);
+} sj_visitor;
+
+enum {
+    SJ_OK = 0,
+    SJ_ESYNTAX = -1, /* not one RFC 8259 JSON text (err.msg says why) */
+    SJ_ESTOP = -2,   /* a callback returned nonzero */
+    SJ_ENOMEM = -3
+};
+
+typedef struct {
+    const char *msg; /* static text */
+    size_t pos;      /* byte offset near the fault, when known */
+} sj_error;
+
+typedef struct sj_parser sj_parser;
+
+/* NULL when out of memory. One parser serves any number of texts, one at a time; it keeps
+ * its buffers (grown to the largest text seen) so a walk allocates nothing. */
+sj_parser *sj_new(void);
+void sj_free(sj_parser *sp);
+
+/* Walks the text p[0..n) (p[n .. n+SJ_PADDING) readable). Stops at the first structural error,
+ * the first nonzero callback, or nesting deeper than SJ_MAX_NESTING; a non-container root is
+ * reported with depth 0 and not walked further. After the root, only whitespace may follow. */
+int sj_walk(sj_parser *sp, const char *p, size_t n, const sj_visitor *v, void *ctx, sj_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

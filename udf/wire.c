@@ -1,0 +1,658 @@
+/* wire: classifies one raw order message against the wire contract v1 in one simdjson pass
+ * (sj); every lexical check On-Demand leaves out (numbers, literals, escapes) is made here. */
+#include "wire.h"
+
+#include "sj.h"
+#include "wire_contract.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(WIRE_PADDING >= SJ_PADDING, "the classifier promises sj its padding");
+_Static_assert(WIRE_NFIELDS <= 32, "seen keys are a 32-bit mask");
+
+const char *wire_class_name(wire_class c)
+{
+    switch (c) {
+    case WIRE_VALID:
+        return "";
+    case WIRE_KEYSET_MISMATCH:
+        return "keyset_mismatch";
+    case WIRE_FIELD_INVALID:
+        return "field_invalid";
+    case WIRE_NOT_AN_OBJECT:
+        break;
+    }
+    return "not_an_object";
+}
+
+/* Longest contract key + 1: a longer key cannot be one of them, no need to unescape all of it. */
+#define KEY_BUF 32
+/* Every non-text string rule has a fixed small length; the buffer only has to hold one more. */
+#define VAL_BUF 32
+
+static sj_parser *g_parser;
+static size_t g_key_len[WIRE_NFIELDS];
+/* Each key zero-padded to 16 bytes as two words: a lookup is two compares, no memcmp call. */
+static uint64_t g_key_w[WIRE_NFIELDS][2];
+
+typedef struct {
+    const char *base;
+    wire_explain *why;       /* NULL on the fast path: no reasons are formatted */
+    unsigned seen;           /* bit i: WIRE_FIELDS[i] met as a root key */
+    int nkeys;
+    int keyset_bad;          /* an unknown or repeated root key */
+    int field_bad;           /* a known field broke its rule */
+    int cur;                 /* WIRE_FIELDS index of the root member being walked, or -1 */
+    const char *lex_msg;     /* static: why the text is not JSON (set when we stop the walk) */
+    const char *lex_at;
+    char key_reason[sizeof ((wire_explain *)0)->reason];
+    const char *key_field;
+    char field_reason[sizeof ((wire_explain *)0)->reason];
+    const char *field_field;
+} wctx;
+
+/* ---- lexical checks (RFC 8259) ---- */
+
+static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+static int hex4(const char *p, unsigned *out)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned char c = (unsigned char)p[i];
+        unsigned d;
+        if (c >= '0' && c <= '9')
+            d = c - '0';
+        else if (c >= 'a' && c <= 'f')
+            d = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F')
+            d = c - 'A' + 10;
+        else
+            return 0;
+        v = v << 4 | d;
+    }
+    *out = v;
+    return 1;
+}
+
+static void put(char *out, size_t cap, size_t *n, unsigned char c)
+{
+    if (*n < cap)
+        out[*n] = (char)c;
+    (*n)++;
+}
+
+/* One JSON string body [p, end) (between the quotes; simdjson has checked raw control
+ * characters and UTF-8): checks its escapes (0, *msg says why, when one is invalid), unescapes
+ * into out[0..cap) (the rest is counted, not stored), sets *len to the unescaped length and, if
+ * ctl is not NULL, *ctl when the result holds a C0 control or U+007F. Most bodies hold no
+ * backslash: memchr finds that out at SIMD speed and the body is its own unescaped form. */
+static int str_unescape(const char *p, const char *end, char *out, size_t cap, size_t n, int c7,
+                        size_t *len, int *ctl, const char **msg);
+
+static inline int str_scan(const char *p, const char *end, char *out, size_t cap, size_t *len,
+                           int *ctl, const char **msg)
+{
+    const char *bs = memchr(p, '\\', (size_t)(end - p));
+    size_t n = (size_t)((bs ? bs : end) - p);
+    if (out)
+        memcpy(out, p, n < cap ? n : cap);
+    int c7 = ctl && memchr(p, 0x7f, n) != NULL;
+    if (bs)
+        return str_unescape(bs, end, out, cap, n, c7, len, ctl, msg);
+    *len = n;
+    if (ctl)
+        *ctl = c7;
+    return 1;
+}
+
+/* str_scan's slow part, from the first backslash at p; n bytes are already out. */
+static int str_unescape(const char *p, const char *end, char *out, size_t cap, size_t n, int c7,
+                        size_t *len, int *ctl, const char **msg)
+{
+    while (p < end) {
+        unsigned char c = (unsigned char)*p;
+        if (c < 0x20 || c == '"') {
+            *msg = "raw control character or quote in a string";
+            return 0;
+        }
+        if (c != '\\') {
+            c7 |= c == 0x7f;
+            put(out, cap, &n, c);
+            p++;
+            continue;
+        }
+        if (end - p < 2) {
+            *msg = "invalid escape in a string";
+            return 0;
+        }
+        unsigned cp;
+        switch (p[1]) {
+        case '"': case '\\': case '/':
+            cp = (unsigned char)p[1];
+            break;
+        case 'b': cp = '\b'; break;
+        case 'f': cp = '\f'; break;
+        case 'n': cp = '\n'; break;
+        case 'r': cp = '\r'; break;
+        case 't': cp = '\t'; break;
+        case 'u':
+            if (end - p < 6 || !hex4(p + 2, &cp)) {
+                *msg = "invalid \\u escape";
+                return 0;
+            }
+            if (cp >= 0xdc00 && cp <= 0xdfff) {
+                *msg = "lone low surrogate escape";
+                return 0;
+            }
+            if (cp >= 0xd800 && cp <= 0xdbff) {
+                unsigned lo;
+                if (end - p < 12 || p[6] != '\\' || p[7] != 'u' || !hex4(p + 8, &lo) ||
+                    lo < 0xdc00 || lo > 0xdfff) {
+                    *msg = "lone high surrogate escape";
+                    return 0;
+                }
+                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                p += 6;
+            }
+            p += 4;
+            break;
+        default:
+            *msg = "invalid escape in a string";
+            return 0;
+        }
+        p += 2;
+        c7 |= cp < 0x20 || cp == 0x7f;
+        if (cp < 0x80) {
+            put(out, cap, &n, (unsigned char)cp);
+        } else if (cp < 0x800) {
+            put(out, cap, &n, (unsigned char)(0xc0 | cp >> 6));
+            put(out, cap, &n, (unsigned char)(0x80 | (cp & 0x3f)));
+        } else if (cp < 0x10000) {
+            put(out, cap, &n, (unsigned char)(0xe0 | cp >> 12));
+            put(out, cap, &n, (unsigned char)(0x80 | (cp >> 6 & 0x3f)));
+            put(out, cap, &n, (unsigned char)(0x80 | (cp & 0x3f)));
+        } else {
+            put(out, cap, &n, (unsigned char)(0xf0 | cp >> 18));
+            put(out, cap, &n, (unsigned char)(0x80 | (cp >> 12 & 0x3f)));
+            put(out, cap, &n, (unsigned char)(0x80 | (cp >> 6 & 0x3f)));
+            put(out, cap, &n, (unsigned char)(0x80 | (cp & 0x3f)));
+        }
+    }
+    *len = n;
+    if (ctl)
+        *ctl = c7;
+    return 1;
+}
+
+/* RFC 8259 number grammar over the whole token; *is_int: no fraction and no exponent. */
+static int num_lex(const char *p, const char *e, int *is_int)
+{
+    if (p < e && *p == '-')
+        p++;
+    if (p >= e)
+        return 0;
+    if (*p == '0')
+        p++;
+    else if (*p >= '1' && *p <= '9')
+        while (p < e && is_digit((unsigned char)*p))
+            p++;
+    else
+        return 0;
+    *is_int = 1;
+    if (p < e && *p == '.') {
+        *is_int = 0;
+        if (++p >= e || !is_digit((unsigned char)*p))
+            return 0;
+        while (p < e && is_digit((unsigned char)*p))
+            p++;
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        *is_int = 0;
+        p++;
+        if (p < e && (*p == '+' || *p == '-'))
+            p++;
+        if (p >= e || !is_digit((unsigned char)*p))
+            return 0;
+        while (p < e && is_digit((unsigned char)*p))
+            p++;
+    }
+    return p == e;
+}
+
+/* A lexically valid integer literal compared with [lo, hi] given as digit strings; the grammar
+ * forbids leading zeros, so the digit count orders first. */
+static int digits_le(const char *p, size_t n, const char *lim)
+{
+    size_t ln = strlen(lim);
+    return n != ln ? n < ln : memcmp(p, lim, n) <= 0;
+}
+
+static int int_in_items_range(const char *p, const char *e)
+{
+    if (*p == '-')
+        return digits_le(p + 1, (size_t)(e - p - 1), "9223372036854775808");
+    return digits_le(p, (size_t)(e - p), "18446744073709551615");
+}
+
+/* Whether a lexically valid number rounds to a finite double. value = 0.d1d2… × 10^E; E ≤ 308
+ * is below DBL_MAX, E ≥ 310 above it, E = 309 is settled by strtod on its leading digits (780
+ * significant digits decide exactly: the overflow threshold is an integer of 309 digits). */
+static int dbl_finite(const char *p, const char *e)
+{
+    if (*p == '-')
+        p++;
+    const char *ip = p;
+    while (p < e && is_digit((unsigned char)*p))
+        p++;
+    const char *ipe = p, *fp = p, *fpe = p;
+    if (p < e && *p == '.') {
+        fp = ++p;
+        while (p < e && is_digit((unsigned char)*p))
+            p++;
+        fpe = p;
+    }
+    long long ex = 0;
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        int neg = 0;
+        p++;
+        if (*p == '+' || *p == '-')
+            neg = *p++ == '-';
+        for (; p < e; p++)
+            if (ex < 100000000)
+                ex = ex * 10 + (*p - '0');
+        if (neg)
+            ex = -ex;
+    }
+    long long E;
+    const char *first; /* first nonzero digit */
+    if (!(ipe - ip == 1 && *ip == '0')) {
+        E = (ipe - ip) + ex;
+        first = ip;
+    } else {
+        first = fp;
+        while (first < fpe && *first == '0')
+            first++;
+        if (first == fpe)
+            return 1; /* zero, whatever the exponent */
+        E = -(long long)(first - fp) + ex;
+    }
+    if (E <= 308)
+        return 1;
+    if (E >= 310)
+        return 0;
+    char buf[800];
+    size_t n = 0;
+    buf[n++] = '0';
+    buf[n++] = '.';
+    for (const char *q = first; q < fpe && n < sizeof buf - 8; q++)
+        if (q != ipe) /* skip the decimal point */
+            buf[n++] = *q;
+    memcpy(buf + n, "e309", 5);
+    return isfinite(strtod(buf, NULL));
+}
+
+/* ---- field rules ---- */
+
+static int days_in(int y, int m)
+{
+    static const int d[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    return m == 2 && leap ? 29 : d[m - 1];
+}
+
+static int dnum(const char *s, int n)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        if (!is_digit((unsigned char)s[i]))
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+/* Formats a rule failure reason (only when explaining). */
+static int field_fail(wctx *c, const char *fmt, ...)
+{
+    if (!c->field_bad && c->why) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c->field_reason, sizeof c->field_reason, fmt, ap);
+        va_end(ap);
+        c->field_field = WIRE_FIELDS[c->cur].name;
+    }
+    c->field_bad = 1;
+    return 0;
+}
+
+/* "YYYY-MM-DD" at s: a real date; sets y m d, or explains. */
+static int check_ymd(wctx *c, const char *s, int *y, int *m, int *d)
+{
+    *y = dnum(s, 4);
+    *m = dnum(s + 5, 2);
+    *d = dnum(s + 8, 2);
+    if (*y < 0 || *m < 0 || *d < 0 || s[4] != '-' || s[7] != '-')
+        return field_fail(c, "not a date YYYY-MM-DD");
+    if (*m < 1 || *m > 12)
+        return field_fail(c, "month %d does not exist", *m);
+    if (*d < 1 || *d > days_in(*y, *m))
+        return field_fail(c, "day %d does not exist in %04d-%02d", *d, *y, *m);
+    return 1;
+}
+
+static void rule_timestamp(wctx *c, const char *s, size_t n)
+{
+    int y, m, d;
+    if (n != 24 || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != '.' || s[23] != 'Z') {
+        field_fail(c, "not YYYY-MM-DDTHH:MM:SS.mmmZ");
+        return;
+    }
+    int hh = dnum(s + 11, 2), mi = dnum(s + 14, 2), ss = dnum(s + 17, 2), ms = dnum(s + 20, 3);
+    if (hh < 0 || mi < 0 || ss < 0 || ms < 0) {
+        field_fail(c, "not YYYY-MM-DDTHH:MM:SS.mmmZ");
+        return;
+    }
+    if (!check_ymd(c, s, &y, &m, &d))
+        return;
+    if (y < 1900 || y > 2299)
+        field_fail(c, "year %d outside 1900-2299", y);
+    else if (hh > 23)
+        field_fail(c, "hour %d does not exist", hh);
+    else if (mi > 59)
+        field_fail(c, "minute %d does not exist", mi);
+    else if (ss > 59)
+        field_fail(c, "second %d does not exist", ss);
+}
+
+static void rule_date(wctx *c, const char *s, size_t n)
+{
+    int y, m, d;
+    if (n != 10) {
+        field_fail(c, "not a date YYYY-MM-DD");
+        return;
+    }
+    if (!check_ymd(c, s, &y, &m, &d))
+        return;
+    long v = (long)y * 10000 + m * 100 + d;
+    if (v < 19700101 || v > 21490606)
+        field_fail(c, "%04d-%02d-%02d outside 1970-01-01 to 2149-06-06", y, m, d);
+}
+
+static void rule_money(wctx *c, const char *s, size_t n)
+{
+    if (n > 20) {
+        field_fail(c, "not a money amount -?(0|[1-9][0-9]{0,15}).[0-9]{2}");
+        return;
+    }
+    const char *p = s, *e = s + n;
+    int neg = p < e && *p == '-';
+    p += neg;
+    const char *ip = p;
+    while (p < e && is_digit((unsigned char)*p))
+        p++;
+    size_t nd = (size_t)(p - ip);
+    if (nd == 0 || nd > 16 || (nd > 1 && *ip == '0') || e - p != 3 || p[0] != '.' ||
+        !is_digit((unsigned char)p[1]) || !is_digit((unsigned char)p[2])) {
+        field_fail(c, "not a money amount -?(0|[1-9][0-9]{0,15}).[0-9]{2}");
+        return;
+    }
+    if (neg && nd == 1 && *ip == '0' && p[1] == '0' && p[2] == '0')
+        field_fail(c, "-0.00 is not canonical");
+}
+
+static const char *kind_name(sj_kind k)
+{
+    switch (k) {
+    case SJ_OBJECT: return "an object";
+    case SJ_ARRAY: return "an array";
+    case SJ_STRING: return "a string";
+    case SJ_NUMBER: return "a number";
+    case SJ_TRUE: case SJ_FALSE: return "a boolean";
+    case SJ_NULL: break;
+    }
+    return "null";
+}
+
+/* Copies up to 40 bytes of s into a one-line, printable form. */
+static const char *shown(char *dst, size_t cap, const char *s, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 8 < cap; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (i == 40) {
+            o += (size_t)snprintf(dst + o, cap - o, "...");
+            break;
+        }
+        if (ch < 0x20 || ch == 0x7f || ch == '\\')
+            o += (size_t)snprintf(dst + o, cap - o, "\\x%02x", ch);
+        else
+            dst[o++] = (char)ch;
+    }
+    dst[o] = 0;
+    return dst;
+}
+
+/* A root member's value at depth 1 against its field's rule; strings arrive unescaped, their
+ * bytes stored only up to VAL_BUF (n is the whole length; text rules need no bytes). */
+static void rule_value(wctx *c, sj_kind kind, const char *s, size_t n, int ctl, const char *tok_end)
+{
+    const wire_field *f = &WIRE_FIELDS[c->cur];
+    int want_string = f->rule != WIRE_RULE_USER_ID && f->rule != WIRE_RULE_ITEMS;
+    sj_kind want = want_string ? SJ_STRING : f->rule == WIRE_RULE_ITEMS ? SJ_ARRAY : SJ_NUMBER;
+    if (kind != want) {
+        field_fail(c, "expected %s, got %s", kind_name(want), kind_name(kind));
+        return;
+    }
+    char tmp[64];
+    switch (f->rule) {
+    case WIRE_RULE_TEXT:
+        if (n < 1 || n > 128)
+            field_fail(c, "length %zu bytes, must be 1 to 128", n);
+        else if (ctl)
+            field_fail(c, "contains a control character (U+0000-U+001F or U+007F)");
+        break;
+    case WIRE_RULE_USER_ID: {
+        int is_int = 0;
+        num_lex(s, tok_end, &is_int);
+        if (!is_int)
+            field_fail(c, "%s is not an integer literal", shown(tmp, sizeof tmp, s, n));
+        else if (*s == '-' || (n == 1 && *s == '0') ||
+                 !digits_le(s, n, "9223372036854775807"))
+            field_fail(c, "%s outside 1 to 9223372036854775807", shown(tmp, sizeof tmp, s, n));
+        break;
+    }
+    case WIRE_RULE_TIMESTAMP:
+        rule_timestamp(c, s, n);
+        break;
+    case WIRE_RULE_MONEY:
+        rule_money(c, s, n);
+        break;
+    case WIRE_RULE_DATE:
+        rule_date(c, s, n);
+        break;
+    case WIRE_RULE_ITEMS:
+        break;
+    }
+}
+
+/* ---- the walk ---- */
+
+static int lex_fail(wctx *c, const char *msg, const char *at)
+{
+    c->lex_msg = msg;
+    c->lex_at = at;
+    return 1;
+}
+
+static int key_fail(wctx *c, const char *fmt, const char *key, size_t n)
+{
+    if (!c->keyset_bad && c->why) {
+        char tmp[64];
+        snprintf(c->key_reason, sizeof c->key_reason, fmt, shown(tmp, sizeof tmp, key, n));
+    }
+    c->keyset_bad = 1;
+    return 0;
+}
+
+static int on_key(void *ctx, unsigned depth, const char *p, const char *end)
+{
+    wctx *c = ctx;
+    char k[KEY_BUF];
+    size_t n;
+    const char *msg;
+    if (!str_scan(p, end, depth == 1 ? k : NULL, depth == 1 ? sizeof k : 0, &n, NULL, &msg))
+        return lex_fail(c, msg, p);
+    if (depth != 1)
+        return 0;
+    c->nkeys++;
+    c->cur = -1;
+    if (n <= 16) {
+        uint64_t w[2] = {0, 0};
+        memcpy(w, k, n);
+        for (int i = 0; i < WIRE_NFIELDS; i++)
+            if (g_key_w[i][0] == w[0] && g_key_w[i][1] == w[1] && g_key_len[i] == n) {
+                c->cur = i;
+                break;
+            }
+    }
+    if (c->cur < 0)
+        return key_fail(c, "unknown key \"%s\"", k, n < sizeof k ? n : sizeof k);
+    if (c->seen & 1u << c->cur)
+        return key_fail(c, "duplicate key \"%s\"", k, n);
+    c->seen |= 1u << c->cur;
+    return 0;
+}
+
+static int on_value(void *ctx, unsigned depth, sj_kind kind, const char *p, const char *end)
+{
+    wctx *c = ctx;
+    /* Rules only matter while the answer can still be field_invalid, and on the fast path
+     * only until the first broken field. */
+    int judge = c->cur >= 0 && !c->keyset_bad && !c->field_bad;
+    switch (kind) {
+    case SJ_STRING: {
+        char buf[VAL_BUF];
+        size_t n;
+        int ctl = 0;
+        const char *msg;
+        int rule = judge && depth == 1, text = rule && WIRE_FIELDS[c->cur].rule == WIRE_RULE_TEXT;
+        int unesc = rule && !text;
+        if (!str_scan(p, end, unesc ? buf : NULL, unesc ? sizeof buf : 0, &n, text ? &ctl : NULL, &msg))
+            return lex_fail(c, msg, p);
+        if (depth == 0)
+            return lex_fail(c, "the root is a string, not an object", p);
+        if (judge && depth == 1)
+            rule_value(c, kind, buf, n, text && ctl, NULL);
+        return 0;
+    }
+    case SJ_NUMBER: {
+        int is_int = 0;
+        if (!num_lex(p, end, &is_int))
+            return lex_fail(c, "malformed number", p);
+        if (depth == 0)
+            return lex_fail(c, "the root is a number, not an object", p);
+        if (!judge)
+            return 0;
+        if (depth == 1) {
+            rule_value(c, kind, p, (size_t)(end - p), 0, end);
+        } else if (WIRE_FIELDS[c->cur].rule == WIRE_RULE_ITEMS) {
+            char tmp[64];
+            if (is_int ? !int_in_items_range(p, end) : !dbl_finite(p, end))
+                field_fail(c, is_int ? "integer %s outside -9223372036854775808 to 18446744073709551615"
+                                     : "number %s is not a finite double",
+                           shown(tmp, sizeof tmp, p, (size_t)(end - p)));
+        }
+        return 0;
+    }
+    case SJ_TRUE:
+    case SJ_FALSE:
+    case SJ_NULL: {
+        const char *lit = kind == SJ_TRUE ? "true" : kind == SJ_FALSE ? "false" : "null";
+        size_t ln = strlen(lit);
+        if ((size_t)(end - p) != ln || memcmp(p, lit, ln) != 0)
+            return lex_fail(c, "invalid literal", p);
+        if (depth == 0)
+            return lex_fail(c, "the root is a literal, not an object", p);
+        break;
+    }
+    case SJ_ARRAY:
+        if (depth == 0)
+            return lex_fail(c, "the root is an array, not an object", p);
+        break;
+    case SJ_OBJECT:
+        break;
+    }
+    if (judge && depth == 1)
+        rule_value(c, kind, NULL, 0, 0, NULL);
+    return 0;
+}
+
+static const sj_visitor VISITOR = {on_key, on_value};
+
+static wire_class done(wire_explain *why, wire_class cls, const char *field, const char *reason)
+{
+    if (why) {
+        why->field = field;
+        snprintf(why->reason, sizeof why->reason, "%s", reason);
+    }
+    return cls;
+}
+
+wire_class wire_classify(const char *p, size_t n, wire_explain *why)
+{
+    if (!g_parser) {
+        g_parser = sj_new();
+        if (!g_parser) {
+            fputs("order_wire_class: out of memory\n", stderr);
+            abort();
+        }
+        for (int i = 0; i < WIRE_NFIELDS; i++) {
+            g_key_len[i] = strlen(WIRE_FIELDS[i].name);
+            if (g_key_len[i] > 16) { /* never: the contract's keys are short identifiers */
+                fputs("order_wire_class: a contract key longer than 16 bytes\n", stderr);
+                abort();
+            }
+            memcpy(g_key_w[i], WIRE_FIELDS[i].name, g_key_len[i]);
+        }
+    }
+    /* simdjson skips a byte order mark; RFC 8259 §8.1 says a JSON text must not carry one. */
+    if (n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+        return done(why, WIRE_NOT_AN_OBJECT, NULL, "starts with a UTF-8 byte order mark");
+    wctx c = {.base = p, .why = why, .cur = -1};
+    sj_error err = {0};
+    int rc = sj_walk(g_parser, p, n, &VISITOR, &c, &err);
+    if (rc == SJ_ENOMEM) {
+        fputs("order_wire_class: out of memory\n", stderr);
+        abort();
+    }
+    if (rc) {
+        if (!why)
+            return WIRE_NOT_AN_OBJECT;
+        char r[sizeof why->reason];
+        if (c.lex_msg && c.lex_at)
+            snprintf(r, sizeof r, "%s at byte %zu", c.lex_msg, (size_t)(c.lex_at - p));
+        else if (c.lex_msg)
+            snprintf(r, sizeof r, "%s", c.lex_msg);
+        else
+            snprintf(r, sizeof r, "%s", err.msg ? err.msg : "not JSON");
+        return done(why, WIRE_NOT_AN_OBJECT, NULL, r);
+    }
+    if (!c.keyset_bad && c.nkeys != WIRE_NFIELDS && why) {
+        for (int i = 0; i < WIRE_NFIELDS; i++)
+            if (!(c.seen & 1u << i)) {
+                snprintf(c.key_reason, sizeof c.key_reason, "missing key \"%s\"", WIRE_FIELDS[i].name);
+                break;
+            }
+    }
+    if (c.keyset_bad || c.nkeys != WIRE_NFIELDS)
+        return done(why, WIRE_KEYSET_MISMATCH, NULL, c.key_reason);
+    if (c.field_bad)
+        return done(why, WIRE_FIELD_INVALID, c.field_field, c.field_reason);
+    return done(why, WIRE_VALID, NULL, "valid");
+}
