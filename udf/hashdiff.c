@@ -1,0 +1,207 @@
+/* hashdiff: the executable UDF behind hashdiff, hashdiff_sha256, hashdiff_automatedv and
+ * hashdiff_strict (one Array(Nullable(String)) argument), and the printer of their native SQL. */
+#include "hd.h"
+#include "proto.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    int help;
+    hd_profile profile;
+    hd_algo algo;
+    proto_format format;
+    int chunk_header;
+    const char *arg_type;
+    int print_sql;
+    hd_profile sql_profile;
+    char **cols;
+    int n_cols;
+} hd_opts;
+
+typedef struct {
+    hd_ctx *hd;
+    int err;
+    size_t digest_len;
+    unsigned char digest[HD_MAX_DIGEST];
+} row_ctx;
+
+static void usage(FILE *f)
+{
+    fputs("usage: hashdiff [--profile P] [--algo A] [--format F] [--chunk-header] [--arg-type T]\n"
+          "       hashdiff --print-sql PROFILE [--algo A] COLUMN...\n"
+          "\n"
+          "An executable UDF: reads rows of one Array(Nullable(String)) argument (the attribute\n"
+          "values in their fixed order) from stdin and writes one hashdiff per row to stdout.\n"
+          "  --profile P     classic (default) | automatedv | strict  (docs/hashdiff.md)\n"
+          "  --algo A        xxh3_128 (default; result UInt128) | sha256 (FixedString(32)) |\n"
+          "                  md5 (FixedString(16))\n"
+          "  --format F      TabSeparated (default) | RowBinary | RowBinaryWithNamesAndTypes\n"
+          "  --chunk-header  each block starts with its row count (send_chunk_header)\n"
+          "  --arg-type T    for RowBinary: the argument type ClickHouse sends, e.g.\n"
+          "                  'Array(Nullable(String))' (the default)\n"
+          "  --print-sql PROFILE COLUMN...\n"
+          "                  print the native SQL expression equal to the UDF over the array\n"
+          "                  [COLUMN, ...] (each name is one backquoted identifier; put --\n"
+          "                  before names that start with -) and exit\n"
+          "  -h, --help      this text\n"
+          "Exit status: 0 at the end of input; 1 malformed input or a failed row (message on\n"
+          "stderr); 2 usage error.\n",
+          f);
+}
+
+/* 0, 1 for --help, or 2 after printing a one-line usage error. */
+static int parse_args(int argc, char **argv, hd_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->format = PROTO_TSV;
+    o->arg_type = "Array(Nullable(String))";
+    int positional = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            o->help = 1;
+            return 1;
+        } else if (!strcmp(a, "--chunk-header")) {
+            o->chunk_header = 1;
+        } else if (!strcmp(a, "--profile") || !strcmp(a, "--algo") || !strcmp(a, "--format") ||
+                   !strcmp(a, "--arg-type") || !strcmp(a, "--print-sql")) {
+            if (!v) {
+                fprintf(stderr, "hashdiff: %s needs a value (try --help)\n", a);
+                return 2;
+            }
+            i++;
+            if (!strcmp(a, "--profile") && hd_profile_from_name(v, &o->profile) != 0) {
+                fprintf(stderr, "hashdiff: unknown profile '%s' (classic, automatedv, strict)\n", v);
+                return 2;
+            }
+            if (!strcmp(a, "--print-sql")) {
+                if (hd_profile_from_name(v, &o->sql_profile) != 0) {
+                    fprintf(stderr, "hashdiff: unknown profile '%s' (classic, automatedv, strict)\n", v);
+                    return 2;
+                }
+                o->print_sql = 1;
+            }
+            if (!strcmp(a, "--algo") && hd_algo_from_name(v, &o->algo) != 0) {
+                fprintf(stderr, "hashdiff: unknown algorithm '%s' (xxh3_128, sha256, md5)\n", v);
+                return 2;
+            }
+            if (!strcmp(a, "--format") && proto_format_from_name(v, &o->format) != 0) {
+                fprintf(stderr, "hashdiff: unknown format '%s'\n", v);
+                return 2;
+            }
+            if (!strcmp(a, "--arg-type")) {
+                if (proto_arg_type_valid(v, PROTO_ARG_STRING_ARRAY) < 0) {
+                    fprintf(stderr, "hashdiff: --arg-type '%s' is not an array of strings this UDF reads\n", v);
+                    return 2;
+                }
+                o->arg_type = v;
+            }
+        } else if (!strcmp(a, "--")) {
+            for (int k = i + 1; k < argc; k++)
+                argv[1 + positional++] = argv[k];
+            break;
+        } else if (a[0] == '-' && a[1] != 0) {
+            fprintf(stderr, "hashdiff: unknown option '%s' (try --help)\n", a);
+            return 2;
+        } else {
+            argv[1 + positional++] = argv[i]; /* columns, kept in order at the front */
+        }
+    }
+    if (positional && !o->print_sql) {
+        fprintf(stderr, "hashdiff: unexpected argument '%s' (columns go with --print-sql)\n", argv[1]);
+        return 2;
+    }
+    if (o->print_sql && !positional) {
+        fputs("hashdiff: --print-sql needs at least one column name\n", stderr);
+        return 2;
+    }
+    o->cols = argv + 1;
+    o->n_cols = positional;
+    return 0;
+}
+
+static int on_row(void *ctx, const proto_value *arg, proto_result *res)
+{
+    row_ctx *r = ctx;
+    hd_begin(r->hd);
+    for (size_t i = 0; i < arg->n_items; i++) {
+        const proto_str *s = &arg->items[i];
+        int rc = hd_add(r->hd, s->is_null, s->p, s->n);
+        if (rc) {
+            r->err = rc;
+            return -1;
+        }
+    }
+    int rc = hd_finish(r->hd, r->digest);
+    if (rc) {
+        r->err = rc;
+        return -1;
+    }
+    res->p = r->digest;
+    res->n = r->digest_len;
+    return 0;
+}
+
+static int print_sql(const hd_opts *o)
+{
+    hd_error err;
+    char *sql = hd_sql(o->sql_profile, o->algo, (const char *const *)o->cols, (size_t)o->n_cols, &err);
+    if (!sql) {
+        if (err.arg >= 0)
+            fprintf(stderr, "hashdiff: column %ld: %s\n", err.arg + 1, err.msg);
+        else
+            fprintf(stderr, "hashdiff: %s\n", err.msg);
+        return err.arg >= 0 ? 2 : 1;
+    }
+    int ok = puts(sql) >= 0 && fflush(stdout) == 0;
+    free(sql);
+    return ok ? 0 : 1;
+}
+
+static int run(const hd_opts *o)
+{
+    if (o->print_sql)
+        return print_sql(o);
+    row_ctx r = {.hd = hd_new(o->profile, o->algo), .digest_len = hd_digest_len(o->algo)};
+    if (!r.hd) {
+        fputs("hashdiff: cannot initialise ICU or libcrypto\n", stderr);
+        return 1;
+    }
+    proto_config cfg = {
+        .format = o->format,
+        .chunk_header = o->chunk_header,
+        .arg_kind = PROTO_ARG_STRING_ARRAY,
+        .arg_type = o->arg_type,
+        .res_kind = o->algo == HD_XXH3_128 ? PROTO_RES_UINT128 : PROTO_RES_FIXED,
+        .res_fixed_len = hd_digest_len(o->algo),
+    };
+    proto_error err = {0};
+    int rc = proto_serve(&cfg, STDIN_FILENO, STDOUT_FILENO, on_row, &r, &err);
+    if (rc != 0) {
+        if (rc == PROTO_ECALLBACK && r.err)
+            fprintf(stderr, "hashdiff: %s (input byte %llu)\n", hd_strerror(r.err),
+                    (unsigned long long)err.pos);
+        else
+            fprintf(stderr, "hashdiff: %s (input byte %llu)\n", err.msg ? err.msg : "failed",
+                    (unsigned long long)err.pos);
+    }
+    hd_free(r.hd);
+    return rc == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    hd_opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc == 1) {
+        usage(stdout);
+        return 0;
+    }
+    if (rc)
+        return rc;
+    return run(&o);
+}
