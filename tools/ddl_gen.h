@@ -1,0 +1,53 @@
+/* ddl_gen: the SQL text of the order-snapshot schema, the STG → ODS transition and the Kafka
+ * reader, built from the wire contract (wire_contract.h); no I/O beyond the FILE* it is given. */
+#ifndef DDL_GEN_H
+#define DDL_GEN_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "wire_contract.h"
+
+/* Longest database, table or cluster name accepted (ClickHouse allows longer; we need no more). */
+#define DDL_IDENT_MAX 64
+/* Longest Kafka broker list, topic or group name accepted. */
+#define DDL_KAFKA_MAX 1024
+
+typedef struct {
+    const char *stg_db;     /* database of orders_raw and orders_kafka */
+    const char *ods_db;     /* database of the ODS tables and the view */
+    const char *cluster;    /* NULL: one node (no ON CLUSTER, no Distributed tables) */
+    int replicated;         /* Replicated* engines with {shard}/{replica}; needs cluster */
+    const char *brokers;    /* Kafka reader only */
+    const char *topic;
+    const char *group;
+} ddl_opts;
+
+typedef struct {
+    const char *msg; /* static text */
+    const char *what; /* the option at fault, e.g. "--ods-db", or NULL */
+} ddl_error;
+
+enum { DDL_EINVAL = -1, DDL_EIO = -2 };
+
+/* 0 when s is a plain identifier: [A-Za-z_][A-Za-z0-9_]*, at most DDL_IDENT_MAX bytes. */
+int ddl_check_ident(const char *s, ddl_error *err);
+/* 0 when s may be a Kafka broker list, topic or group name: 1 … DDL_KAFKA_MAX bytes of
+ * [A-Za-z0-9._-] (a broker list also ":,[]" for host:port lists and IPv6). */
+int ddl_check_kafka(const char *s, int is_broker_list, ddl_error *err);
+/* Checks every name and value the statements will carry; 0 or DDL_EINVAL (err says which).
+ * need_kafka: brokers, topic and group must be set. */
+int ddl_check_opts(const ddl_opts *o, int need_kafka, ddl_error *err);
+
+/* Writes s as a single-quoted SQL string literal, escaping \ and '. */
+int ddl_quote(FILE *out, const char *s);
+/* Writes f->sql_extract with every "%s" replaced by the key. */
+int ddl_extract(FILE *out, const wire_field *f);
+
+/* Each writes its statements, separated by ";\n\n" and ending with ";\n"; the options must
+ * have passed ddl_check_opts. 0, or DDL_EIO when writing failed. */
+int ddl_schema(FILE *out, const ddl_opts *o);
+int ddl_transition(FILE *out, const ddl_opts *o);
+int ddl_kafka(FILE *out, const ddl_opts *o);
+
+#endif
