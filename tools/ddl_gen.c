@@ -261,6 +261,11 @@ int ddl_transition(FILE *out, const ddl_opts *o)
     const char *S = o->stg_db, *D = o->ods_db;
     /* In the INSERT itself, before SELECT: it governs the Distributed write, not the read. */
     const char *sync = o->cluster ? "\nSETTINGS distributed_foreground_insert = 1" : "";
+    /* ReplacingMergeTree would collapse two versions of one order_id arriving in one block at
+     * insert time (optimize_on_insert), silently dropping an accepted row: keep every version,
+     * FINAL and merges pick the current one. */
+    const char *keep = o->cluster ? "\nSETTINGS distributed_foreground_insert = 1, optimize_on_insert = 0"
+                                  : "\nSETTINGS optimize_on_insert = 0";
 
     put(&st, out, "-- ods-ddl transition, wire contract %s: run both, with "
                   "--param_load_id=ID\n", WIRE_CONTRACT_VERSION);
@@ -274,7 +279,7 @@ int ddl_transition(FILE *out, const ddl_opts *o)
 
     put(&st, out, "INSERT INTO %s.%s (", D, target(o, "order_snapshot_rep", "order_snapshot_dist"));
     contract_names(&st, out, ", ");
-    put(&st, out, "_load_id, _load_ts)%s\nSELECT\n", sync);
+    put(&st, out, "_load_id, _load_ts)%s\nSELECT\n", keep);
     for (size_t i = 0; i < WIRE_NFIELDS; i++) {
         put(&st, out, "    ");
         if (!st)

@@ -1,0 +1,67 @@
+#!/usr/bin/env bats
+# scripts/demo: the main job end to end; its report's numbers are checked against SQL counts
+# on the database it leaves behind (--keep).
+load helpers
+
+# report_rows FILE: the per-load table as TSV: load messages empty received accepted rejected
+# not_an_object keyset_mismatch field_invalid all_accounted
+report_rows() {
+    grep -E '^ *[0-9]+\. │' "$1" | sed -E 's/^ *[0-9]+\. │//; s/ *│ */\t/g; s/^ +//; s/\t$//'
+}
+report_value() { sed -nE "s/^$2: +//p" "$1"; }
+
+@test "demo at a small size: the report's numbers equal SQL counts" {
+    run_split "$ROOT/scripts/demo" --orders 600 --days 3 --dirty 0.05 --seed 7 --keep db
+    [ "$status" -eq 0 ]
+    echo "$output" > report.txt
+    report_rows report.txt > rows.tsv
+    [ "$(wc -l < rows.tsv)" -eq 3 ]
+    while IFS=$'\t' read -r load messages empty received accepted rejected nao ksm fi all; do
+        [ "$all" = yes ]
+        [ $((accepted + rejected)) -eq $((messages - empty)) ]
+        [ $((nao + ksm + fi)) -eq "$rejected" ]
+        got=$(chlocal --path db --param_l="$load" -q "
+            SELECT (SELECT count() FROM stg.orders_raw WHERE _load_id = {l:String}),
+                   (SELECT count() FROM ods.order_snapshot_rep WHERE _load_id = {l:String}),
+                   (SELECT count() FROM ods.order_snapshot_errors WHERE _load_id = {l:String}),
+                   (SELECT countIf(error_class = 'field_invalid') FROM ods.order_snapshot_errors WHERE _load_id = {l:String})
+            FORMAT TSV" </dev/null)
+        [ "$got" = "$(printf '%s\t%s\t%s\t%s' "$received" "$accepted" "$rejected" "$fi")" ]
+    done < rows.tsv
+    # the generator's own count of messages for each day, independently of the demo
+    for d in 1 2 3; do
+        n=$("$BIN/orders-gen" --orders 600 --days 3 --day $d --dirty 0.05 --seed 7 | wc -l)
+        [ "$(sed -n "${d}p" rows.tsv | cut -f2)" -eq "$n" ]
+    done
+    sql=$(chlocal --path db -q "SELECT (SELECT count() FROM ods.order_v), (SELECT uniqExact(order_id) FROM ods.order_snapshot_rep), (SELECT count() FROM ods.order_snapshot_rep) FORMAT TSV")
+    [ "$sql" = "$(printf '%s\t%s\t%s' "$(report_value report.txt rows_in_order_v)" \
+        "$(report_value report.txt distinct_valid_order_ids)" "$(report_value report.txt versions_stored)")" ]
+    [ "$(report_value report.txt orders_split_over_partitions)" -eq 0 ]
+    [[ "$output" == *"shard-check verify: every version of every order sits on its one routed shard (OK)"* ]]
+    # the three example rejections carry the class order_wire_class gives them
+    [ "$(grep -cE '^  (not_an_object|keyset_mismatch|field_invalid) ' report.txt)" -eq 3 ]
+}
+
+@test "demo --input: the user's own messages, one load, every non-empty message accounted for" {
+    run_split "$ROOT/scripts/demo" --input "$ROOT/tests/fixtures/demo/messages.txt" --keep db
+    [ "$status" -eq 0 ]
+    echo "$output" > report.txt
+    [ "$(report_rows report.txt)" = "$(printf 'input-1\t7\t1\t6\t3\t3\t1\t1\t1\tyes')" ]
+    run chlocal --path db -q "SELECT order_id, status FROM ods.order_v ORDER BY order_id FORMAT TSV"
+    [ "$output" = "$(printf 'A-1\tpaid\nA-4\tnew')" ]
+    [[ "$(cat report.txt)" == *"created_at: day 30 does not exist in 2026-02"* ]]
+}
+
+@test "demo: usage errors exit 2" {
+    run_split "$ROOT/scripts/demo" --orders
+    [ "$status" -eq 2 ]
+    run_split "$ROOT/scripts/demo" --bogus
+    [ "$status" -eq 2 ]
+    [[ "$stderr_text" == *"unknown option"* ]]
+    mkdir taken
+    run_split "$ROOT/scripts/demo" --keep taken
+    [ "$status" -eq 2 ]
+    run_split "$ROOT/scripts/demo" --help
+    [ "$status" -eq 0 ]
+    [[ "$output" == usage:* ]]
+}
