@@ -294,3 +294,12 @@ XML
     [ "$(grep -a -o 'attrs.Array(Nullable(String))' sent.bin | wc -l)" -eq 3 ]
     ! grep -q -a LowCardinality sent.bin
 }
+
+@test "proto_floor answers a zero UInt128 for every row, over several blocks" {
+    run_split chlocal --udf-config "$ROOT/tests/udf/floor_function.xml" --max_block_size=1000 \
+        -q "SELECT count(), sum(proto_floor([toString(number), NULL]) = 0) FROM numbers(5000)"
+    [ "$status" -eq 0 ]
+    [ "$output" = "$(printf '5000\t5000')" ]
+    run_split "$BIN/proto_floor" --bogus
+    [ "$status" -eq 2 ]
+}
