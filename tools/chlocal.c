@@ -1,6 +1,7 @@
 /* chlocal: a `clickhouse local` on top of the embedded engine (libchdb, loaded with dlopen),
  * with this project's executable UDFs installed by default, for tests, scripts and people. */
 #include "cl_args.h"
+#include "io.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -99,45 +100,6 @@ static int is_usage_error(const char *s, size_t n)
     return 0;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Reads the whole captured stderr back; the caller frees *out. */
-static int slurp_fd(int fd, char **out, size_t *len)
-{
-    off_t end = lseek(fd, 0, SEEK_END);
-    if (end < 0 || lseek(fd, 0, SEEK_SET) < 0)
-        return -1;
-    char *b = malloc((size_t)end + 1);
-    if (!b)
-        return -1;
-    size_t got = 0;
-    while (got < (size_t)end) {
-        ssize_t r = read(fd, b + got, (size_t)end - got);
-        if (r <= 0) {
-            if (r < 0 && errno == EINTR)
-                continue;
-            break;
-        }
-        got += (size_t)r;
-    }
-    *out = b;
-    *len = got;
-    return 0;
-}
-
 static int run(const cl_cmd *cmd)
 {
     engine e;
@@ -158,10 +120,10 @@ static int run(const cl_cmd *cmd)
 
     char *msg = NULL;
     size_t msg_len = 0;
-    if (slurp_fd(cap, &msg, &msg_len) != 0)
+    if (lseek(cap, 0, SEEK_SET) != 0 || io_read_fd(cap, &msg, &msg_len) != 0)
         msg_len = 0;
     close(cap);
-    write_all(STDERR_FILENO, msg, msg_len);
+    io_write_all(STDERR_FILENO, msg, msg_len);
 
     int rc = 0;
     const char *err = r ? e.error(r) : "the engine returned no result";
@@ -172,7 +134,7 @@ static int run(const cl_cmd *cmd)
         rc = 2;
     } else if (!buf && looks_like_engine_error(msg, msg_len)) {
         rc = is_usage_error(msg, msg_len) ? 2 : 1;
-    } else if (buf && write_all(STDOUT_FILENO, buf, e.length(r)) != 0) {
+    } else if (buf && io_write_all(STDOUT_FILENO, buf, e.length(r)) != 0) {
         fprintf(stderr, "chlocal: writing the result: %s\n", strerror(errno));
         rc = 1;
     }

@@ -1,5 +1,6 @@
 /* orders-gen: writes the Kafka payloads a real order source sends, day by day snapshots of a
  * deterministic order world, optionally dirty, as lines or RowBinary (see docs/orders-gen.md). */
+#include "io.h"
 #include "og_emit.h"
 #include "og_rng.h"
 #include "og_world.h"
@@ -182,16 +183,9 @@ typedef struct {
 
 static void out_flush(og_out *w)
 {
-    size_t off = 0;
-    while (off < w->len && !w->failed) {
-        ssize_t k = write(w->fd, w->buf + off, w->len - off);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            w->failed = k < 0 ? errno : EIO;
-        else
-            off += (size_t)k;
-    }
+    int rc = w->failed ? 0 : io_write_all(w->fd, w->buf, w->len);
+    if (rc < 0)
+        w->failed = -rc;
     w->len = 0;
 }
 

@@ -2,6 +2,8 @@
  * config.d/ merged over it) or a system.clusters dump, into one cluster's shard list. */
 #include "sc_layout.h"
 
+#include "io.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -127,41 +129,6 @@ static void x_text(void *ud, const XML_Char *s, int len)
     n->text_len += (size_t)len;
     t[n->text_len] = 0;
     n->text = t;
-}
-
-static int read_file(const char *path, char **data, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap) {
-            if (ferror(f)) {
-                free(buf);
-                buf = NULL;
-            }
-            break;
-        }
-        char *b = realloc(buf, cap * 2);
-        if (!b) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = b;
-        cap *= 2;
-    }
-    fclose(f);
-    if (!buf)
-        return -1;
-    buf[n] = 0; /* the loop leaves n < cap: room for a terminator */
-    *data = buf;
-    *len = n;
-    return 0;
 }
 
 static int parse_xml(const char *path, const char *data, size_t len, xn **out, sc_err *err)
@@ -392,7 +359,7 @@ static int load_xml_tree(const char *path, xn **out, sc_err *err)
             continue;
         char *data;
         size_t len;
-        if (read_file(f, &data, &len) != 0) {
+        if (io_read_path(f, &data, &len) != 0) {
             sc_err_set(err, strerror(errno), f, 0, 0);
             rc = SC_E_INPUT;
             break;
@@ -722,7 +689,7 @@ int sc_layout_load(const char *path, const char *name, sc_cluster *out, sc_err *
     } else {
         char *data;
         size_t len;
-        if (read_file(path, &data, &len) != 0) {
+        if (io_read_path(path, &data, &len) != 0) {
             sc_err_set(err, strerror(errno), path, 0, 0);
             return SC_E_INPUT;
         }

@@ -2,6 +2,8 @@
  * per line, no allocation per key, output assembled in a big buffer. */
 #include "sc_route.h"
 
+#include "io.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,16 +45,8 @@ typedef struct {
 
 static void out_flush(outbuf *o)
 {
-    size_t off = 0;
-    while (off < o->len && !o->failed) {
-        ssize_t w = write(o->fd, o->buf + off, o->len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            o->failed = 1;
-        else
-            off += (size_t)w;
-    }
+    if (!o->failed && io_write_all(o->fd, o->buf, o->len) < 0)
+        o->failed = 1;
     o->len = 0;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "sc_ddl.h"
 #include "sc_key.h"
 #include "sc_layout.h"
@@ -117,47 +118,6 @@ static int run_layout(const options *o)
     return r;
 }
 
-static int slurp(const char *path, char **data, size_t *len)
-{
-    int fd = strcmp(path, "-") ? open(path, O_RDONLY) : 0;
-    if (fd < 0)
-        return -1;
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
-    for (;;) {
-        if (!b)
-            break;
-        if (n == cap) {
-            char *nb = realloc(b, cap * 2);
-            if (!nb) {
-                free(b);
-                b = NULL;
-                break;
-            }
-            b = nb;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, b + n, cap - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            free(b);
-            b = NULL;
-            break;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    if (fd)
-        close(fd);
-    if (!b)
-        return -1;
-    *data = b;
-    *len = n;
-    return 0;
-}
-
 static int run_ddl(const options *o)
 {
     sc_cluster c = {0}, *layout = NULL;
@@ -177,7 +137,7 @@ static int run_ddl(const options *o)
     for (int i = 0; i < n_files && status != 2; i++) {
         char *sql;
         size_t len;
-        if (slurp(files[i], &sql, &len) != 0) {
+        if (io_read_path(files[i], &sql, &len) != 0) {
             fprintf(stderr, "shard-check: %s: %s\n", files[i], strerror(errno));
             status = 2;
             break;

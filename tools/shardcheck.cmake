@@ -10,6 +10,6 @@ add_library(sc_core STATIC
   ${CMAKE_CURRENT_LIST_DIR}/sc_verify.c
   ${CMAKE_CURRENT_LIST_DIR}/sc_ddl.c)
 target_include_directories(sc_core PUBLIC ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(sc_core PUBLIC sc_city PkgConfig::SC_EXPAT)
+target_link_libraries(sc_core PUBLIC sc_city tools_io PkgConfig::SC_EXPAT)
 add_executable(shard-check ${CMAKE_CURRENT_LIST_DIR}/shard_check.c)
 target_link_libraries(shard-check PRIVATE sc_core)

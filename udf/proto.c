@@ -2,6 +2,8 @@
  * send_chunk_header), shared by every UDF binary; zero-copy views into one big read buffer. */
 #include "proto.h"
 
+#include "io.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -190,15 +192,8 @@ static int out_write(srv *s, const char *p, size_t n)
         s->mout_n += n;
         return 0;
     }
-    while (n) {
-        ssize_t w = write(s->out_fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return fail(s, PROTO_EIO, "cannot write the results", 0);
-        }
-        p += w;
-        n -= (size_t)w;
-    }
+    if (io_write_all(s->out_fd, p, n) < 0)
+        return fail(s, PROTO_EIO, "cannot write the results", 0);
     return 0;
 }
 
