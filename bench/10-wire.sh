@@ -51,8 +51,7 @@ udf=$(q "SELECT order_wire_class(raw) AS c, count() FROM file('$data', Native) G
 native=$(q "$native_fn SELECT native_wire_class(raw) AS c, count() FROM file('$data', Native) GROUP BY c")
 valid=$(q "SELECT isValidJSON(raw) AS c, count() FROM file('$data', Native) GROUP BY c")
 
-# Both classify the same: the native predicate is a fair baseline (its known gap, out-of-range
-# numbers, does not occur in these messages).
+# Both classify the same: the native predicate is a fair baseline.
 diff <(cd "$run" && eval "$udf" | sort) <(cd "$run" && eval "$native" | sort) >&2 ||
     die "order_wire_class and native_wire_class disagree on the bench data"
 

@@ -124,19 +124,30 @@ static int parse_args(int argc, char **argv, hd_opts *o)
     return 0;
 }
 
-static int on_row(void *ctx, const proto_value *arg, proto_result *res)
+/* The attributes go to the hashdiff as the protocol layer decodes them, a batch at a time, so
+ * a row of millions of tiny attributes is never held whole (docs/protocol.md, "Memory"). */
+static int on_items(void *ctx, size_t first, const proto_str *items, size_t n)
 {
     row_ctx *r = ctx;
-    hd_begin(r->hd);
-    for (size_t i = 0; i < arg->n_items; i++) {
-        const proto_str *s = &arg->items[i];
-        int rc = hd_add(r->hd, s->is_null, s->p, s->n);
+    if (first == 0)
+        hd_begin(r->hd);
+    for (size_t i = 0; i < n; i++) {
+        int rc = hd_add(r->hd, items[i].is_null, items[i].p, items[i].n);
         if (rc) {
             r->err = rc;
             return -1;
         }
     }
+    return 0;
+}
+
+static int on_row(void *ctx, const proto_value *arg, proto_result *res)
+{
+    row_ctx *r = ctx;
+    if (arg->n_items == 0)
+        hd_begin(r->hd);
     int rc = hd_finish(r->hd, r->digest);
+    hd_trim(r->hd);
     if (rc) {
         r->err = rc;
         return -1;
@@ -178,6 +189,8 @@ static int run(const hd_opts *o)
         .arg_type = o->arg_type,
         .res_kind = o->algo == HD_XXH3_128 ? PROTO_RES_UINT128 : PROTO_RES_FIXED,
         .res_fixed_len = hd_digest_len(o->algo),
+        .name = "hashdiff",
+        .items_fn = on_items,
     };
     proto_error err = {0};
     int rc = proto_serve(&cfg, STDIN_FILENO, STDOUT_FILENO, on_row, &r, &err);

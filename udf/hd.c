@@ -3,6 +3,9 @@
 #include "hd.h"
 
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +21,23 @@ typedef struct {
     size_t n, cap;
 } hd_buf;
 
+/* The joined string of a row is hashed in one call while it stays below HD_SPILL bytes (every
+ * ordinary row); beyond, each HD_SPILL bytes go to a streaming hash, so a row of millions of
+ * tiny attributes never holds its joined string (the hash is the same, bit for bit). */
+#define HD_SPILL (256u << 10)
+/* Buffers that grew beyond this for one big value are given back by hd_trim. */
+#define HD_KEEP (1u << 20)
+
 struct hd_ctx {
     hd_profile profile;
     hd_algo algo;
-    hd_buf join;     /* the string that is hashed */
+    hd_buf join;     /* the string that is hashed (its part not yet hashed when streaming) */
     size_t n_items;  /* attributes added to the current row */
-    size_t keep;     /* strict: length up to the last non-NULL token */
+    size_t pending;  /* strict: NULL tokens not written yet, dropped if no value follows */
+    int streaming;   /* the row's joined string goes to the hash in pieces */
+    int big_value;   /* a buffer may have grown past HD_KEEP since the last hd_trim: set on
+                      * the slow paths only (NFC, ICU, a big joined string), never per value */
+    XXH3_state_t *xxh;
     hd_buf up;       /* ICU upper-casing output */
     hd_buf nfc8;     /* NFC result, UTF-8 */
     hd_buf norm;     /* hd_normalize's result */
@@ -211,7 +225,52 @@ void hd_free(hd_ctx *c)
     free(c->norm.p);
     free(c->u16a);
     free(c->u16b);
+    if (c->xxh)
+        XXH3_freeState(c->xxh);
     free(c);
+}
+
+/* Shrinks b back to keep bytes (0: frees it) when it grew beyond HD_KEEP; 1 if it did. */
+static int buf_trim(hd_buf *b, size_t keep)
+{
+    if (b->cap <= HD_KEEP)
+        return 0;
+    char *p = keep ? realloc(b->p, keep) : NULL;
+    if (keep && !p)
+        return 0; /* keeping the big buffer is still correct */
+    if (!keep)
+        free(b->p);
+    b->p = p;
+    b->cap = keep;
+    b->n = 0;
+    return 1;
+}
+
+static int u16_trim(UChar **p, int32_t *cap)
+{
+    if ((size_t)*cap * sizeof(UChar) <= HD_KEEP)
+        return 0;
+    free(*p);
+    *p = NULL;
+    *cap = 0;
+    return 1;
+}
+
+void hd_trim(hd_ctx *c)
+{
+    if (!c->big_value)
+        return;
+    c->big_value = 0;
+    int freed = buf_trim(&c->join, 4096) | buf_trim(&c->up, 1024) | buf_trim(&c->nfc8, 0) |
+                buf_trim(&c->norm, 0) | u16_trim(&c->u16a, &c->u16a_cap) |
+                u16_trim(&c->u16b, &c->u16b_cap);
+#ifdef __GLIBC__
+    /* glibc may keep freed heap pages below its trim threshold: hand them back now */
+    if (freed)
+        malloc_trim(0);
+#else
+    (void)freed;
+#endif
 }
 
 /* trimBoth: ClickHouse trims ASCII spaces (0x20) only: tabs, newlines and NBSP stay. */
@@ -318,6 +377,8 @@ static int nfc(hd_ctx *c, const char **p, size_t *n)
         return 0; /* already NFC, without a trip through UTF-16 */
     if (*n > HD_MAX_ICU_VALUE)
         return HD_ETOOLONG;
+    if (*n > HD_KEEP / 16) /* NFC may take 9 bytes a byte */
+        c->big_value = 1;
     UErrorCode st = U_ZERO_ERROR;
     int32_t len16 = 0;
     /* UTF-16 never needs more code units than UTF-8 has bytes. */
@@ -457,6 +518,8 @@ static int icu_upper(hd_ctx *c, const char *p, size_t n)
 {
     if (n > HD_MAX_ICU_VALUE)
         return HD_ETOOLONG;
+    if (n > HD_KEEP / 4)
+        c->big_value = 1;
     c->up.n = 0;
     const unsigned char *s = (const unsigned char *)p;
     size_t seg = 0, i = 0;
@@ -533,13 +596,62 @@ void hd_begin(hd_ctx *c)
 {
     c->join.n = 0;
     c->n_items = 0;
-    c->keep = 0;
+    c->pending = 0;
+    c->streaming = 0;
 }
 
-int hd_add(hd_ctx *c, int is_null, const char *p, size_t n)
+/* Hashes what the joined buffer holds and empties it, starting the streaming hash on the
+ * row's first spill. Only called where every byte in join is final. */
+static int spill(hd_ctx *c)
+{
+    if (!c->streaming) {
+        if (c->algo == HD_XXH3_128) {
+            if (!c->xxh && !(c->xxh = XXH3_createState()))
+                return HD_ENOMEM;
+            if (XXH3_128bits_reset(c->xxh) != XXH_OK)
+                return HD_ECRYPTO;
+        } else if (!EVP_DigestInit_ex2(c->md_ctx, c->md, NULL)) {
+            return HD_ECRYPTO;
+        }
+        c->streaming = 1;
+    }
+    if (c->join.n) {
+        int ok = c->algo == HD_XXH3_128 ? XXH3_128bits_update(c->xxh, c->join.p, c->join.n) == XXH_OK
+                                        : EVP_DigestUpdate(c->md_ctx, c->join.p, c->join.n) == 1;
+        if (!ok)
+            return HD_ECRYPTO;
+    }
+    c->join.n = 0;
+    return 0;
+}
+
+/* strict: writes the pending NULL tokens (a value follows them), the first one at token index
+ * first, in pieces so that a long run of NULLs never needs a big buffer. */
+static int put_pending_nulls(hd_ctx *c, size_t first)
+{
+    while (c->pending) {
+        size_t m = c->pending < 4096 ? c->pending : 4096;
+        if (buf_reserve(&c->join, 3 * m))
+            return HD_ENOMEM;
+        char *d = c->join.p + c->join.n;
+        for (size_t k = 0; k < m; k++, first++) {
+            if (first)
+                *d++ = '|';
+            *d++ = '\\';
+            *d++ = 'N';
+        }
+        c->join.n = (size_t)(d - c->join.p);
+        c->pending -= m;
+        int rc = c->join.n >= HD_SPILL ? spill(c) : 0;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int add_token(hd_ctx *c, size_t i, int is_null, const char *p, size_t n)
 {
     int rc;
-    size_t i = c->n_items++;
     switch (c->profile) {
     case HD_CLASSIC:
         if (i && (rc = append(&c->join, "||", 2, 0)) != 0)
@@ -555,25 +667,45 @@ int hd_add(hd_ctx *c, int is_null, const char *p, size_t n)
         return c->join.n == before ? append(&c->join, "^^", 2, 0) : 0;
     }
     case HD_STRICT:
+        /* A NULL token is written only once a value follows it: trailing \N tokens (and
+         * their separators) are dropped. */
+        if (is_null) {
+            c->pending++;
+            return 0;
+        }
+        if (c->pending && (rc = put_pending_nulls(c, i - c->pending)) != 0)
+            return rc;
         if (i && (rc = append(&c->join, "|", 1, 0)) != 0)
             return rc;
-        if (is_null)
-            return append(&c->join, "\\N", 2, 0);
-        if ((rc = put_value(c, p, n, 1)) != 0)
-            return rc;
-        c->keep = c->join.n;
-        return 0;
+        return put_value(c, p, n, 1);
     }
     return HD_EINVAL;
 }
 
+int hd_add(hd_ctx *c, int is_null, const char *p, size_t n)
+{
+    /* Before the token, where everything joined so far is final (and add_token stays a tail
+     * call on the per-attribute path). */
+    if (c->join.n >= HD_SPILL) {
+        int rc = spill(c);
+        if (rc)
+            return rc;
+    }
+    return add_token(c, c->n_items++, is_null, p, n);
+}
+
 int hd_finish(hd_ctx *c, unsigned char *out)
 {
-    if (c->profile == HD_STRICT)
-        c->join.n = c->keep; /* trailing \N tokens (and their separators) dropped */
+    if (c->join.cap > HD_KEEP) /* one big value joined: hd_trim gives it back */
+        c->big_value = 1;
+    if (c->streaming) {
+        int rc = spill(c);
+        if (rc)
+            return rc;
+    }
     const void *data = c->join.n ? c->join.p : "";
     if (c->algo == HD_XXH3_128) {
-        XXH128_hash_t h = XXH3_128bits(data, c->join.n);
+        XXH128_hash_t h = c->streaming ? XXH3_128bits_digest(c->xxh) : XXH3_128bits(data, c->join.n);
         for (int i = 0; i < 8; i++) {
             out[i] = (unsigned char)(h.low64 >> (8 * i));
             out[8 + i] = (unsigned char)(h.high64 >> (8 * i));
@@ -583,15 +715,19 @@ int hd_finish(hd_ctx *c, unsigned char *out)
     /* OpenSSL 3.0 re-creates its provider context here on every call (one small allocation
      * inside libcrypto per row, measured); nothing else in hd allocates per row. */
     unsigned int len = 0;
-    if (!EVP_DigestInit_ex2(c->md_ctx, c->md, NULL) ||
-        !EVP_DigestUpdate(c->md_ctx, data, c->join.n) || !EVP_DigestFinal_ex(c->md_ctx, out, &len) ||
-        len != hd_digest_len(c->algo))
+    if ((!c->streaming && (!EVP_DigestInit_ex2(c->md_ctx, c->md, NULL) ||
+                           !EVP_DigestUpdate(c->md_ctx, data, c->join.n))) ||
+        !EVP_DigestFinal_ex(c->md_ctx, out, &len) || len != hd_digest_len(c->algo))
         return HD_ECRYPTO;
     return 0;
 }
 
 const char *hd_joined(const hd_ctx *c, size_t *n)
 {
+    if (c->streaming) {
+        *n = 0;
+        return NULL;
+    }
     *n = c->join.n;
     return c->join.n ? c->join.p : "";
 }
@@ -605,6 +741,8 @@ int hd_normalize(hd_ctx *c, const char *p, size_t n, const char **out, size_t *o
     int rc = put_value(c, p, n, 0);
     c->norm = c->join;
     c->join = saved;
+    if (c->norm.cap > HD_KEEP)
+        c->big_value = 1;
     if (rc)
         return rc;
     *out = c->norm.n ? c->norm.p : "";

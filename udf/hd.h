@@ -40,12 +40,19 @@ void hd_free(hd_ctx *c);
  * kept between rows, so a steady stream of rows allocates nothing. hd_add and hd_finish
  * return 0 or an HD_E* code. hd_finish writes hd_digest_len bytes: for xxh3_128 the UInt128
  * as ClickHouse stores it (16 bytes little-endian, high 64 bits = XXH128 high64); for
- * sha256 / md5 the digest as SHA256() / MD5() return it. */
+ * sha256 / md5 the digest as SHA256() / MD5() return it. A row's memory does not grow with
+ * its number of attributes: a joined string beyond 256 KiB is hashed in pieces as it is
+ * built (same digest); one attribute is normalised whole. */
 void hd_begin(hd_ctx *c);
 int hd_add(hd_ctx *c, int is_null, const char *p, size_t n);
 int hd_finish(hd_ctx *c, unsigned char *out);
 
-/* The exact bytes the last hd_finish hashed (valid until the next hd_begin). */
+/* Gives back the buffers that grew beyond 1 MiB for a big attribute; call between rows (after
+ * hd_finish; hd_joined is then empty). Cheap when nothing grew. */
+void hd_trim(hd_ctx *c);
+
+/* The exact bytes the last hd_finish hashed (valid until the next hd_begin or hd_trim), or
+ * NULL with *n = 0 when the row was longer than 256 KiB and hashed in pieces. */
 const char *hd_joined(const hd_ctx *c, size_t *n);
 
 /* One value through the profile's normalisation (no escaping, no NULL handling):

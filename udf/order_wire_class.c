@@ -72,6 +72,7 @@ static int parse_args(int argc, char **argv, options *o)
         o->cfg.chunk_header = 0;
     }
     o->cfg.arg_kind = PROTO_ARG_STRING;
+    o->cfg.name = "order_wire_class";
     o->cfg.arg_type = arg_type ? arg_type : o->explain ? "String" : "Nullable(String)";
     if (proto_arg_type_valid(o->cfg.arg_type, PROTO_ARG_STRING) < 0) {
         fprintf(stderr, "order_wire_class: unsupported --arg-type: %s\n", o->cfg.arg_type);

@@ -5,6 +5,9 @@
 #include "io.h"
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +18,24 @@
 #define RD_INITIAL (1u << 20)
 #define RD_MIN_FREE (64u << 10)
 #define WR_CAP (1u << 20)
+/* A read buffer that grew beyond this for a big row shrinks back to its initial size once the
+ * row is answered: every ordinary row (and rows up to a few MiB) never reallocates, and a pool
+ * process that met one 200 MiB row does not hold 200 MiB for the rest of its life. */
+#define RD_KEEP (4u << 20)
+/* The same for the item table (24 bytes an item): 64 Ki items, 1.5 MiB. */
+#define ITEMS_KEEP (64u << 10)
+/* With an items function, items are handed over in batches of this many: one call per
+ * ordinary row, and a table of 96 KiB for rows of any length. */
+#define ITEMS_BATCH 4096u
 /* proto_serve_mem (tests, fuzzing) starts small: same code paths, cheap under sanitizers */
 #define MEM_INITIAL (4u << 10)
 /* Lengths beyond this cannot be real (no machine holds them): reject instead of waiting. */
 #define LEN_MAX (1ull << 48)
 
 enum { U_OK = 0, U_MORE = 1 };
+
+/* The text of an error message built from what was read (proto_error.msg points here). */
+static char err_text[192];
 
 /* One argument type as ClickHouse names it; LowCardinality is transparent in RowBinary. */
 typedef struct {
@@ -42,6 +57,8 @@ typedef struct {
     size_t mem_n, mem_pos, mem_step;
     char *buf;
     size_t cap, pos, end;
+    size_t cap0;  /* the initial (and steady-state) size of buf */
+    int oversized; /* buf or the item table grew beyond its keep size: give_back has work */
     uint64_t base;
     int eof;
     uint64_t count; /* rows in the current block (chunk header) */
@@ -349,12 +366,16 @@ static int fill(srv *s, size_t want)
             s->pos = 0;
         }
         if (s->cap - s->end < min_free) {
-            /* double, never jump to a declared length: a lying length cannot exhaust memory */
-            size_t nc = s->cap * 2;
+            /* double, never jump to a declared length: a lying length cannot exhaust memory;
+             * but stop at what the request needs when that is less (a 200 MiB row takes
+             * 200 MiB, not 256), growing by half at least so that growth stays geometric */
+            size_t nc = s->cap * 2, need = s->pos + want + min_free;
+            if (need > s->cap && need < nc) nc = need > s->cap + s->cap / 2 ? need : s->cap + s->cap / 2;
             char *nb = realloc(s->buf, nc + PROTO_PADDING);
             if (!nb) return fail(s, PROTO_ENOMEM, "out of memory", at(s, s->buf + s->end));
             s->buf = nb;
             s->cap = nc;
+            s->oversized |= nc > RD_KEEP;
         }
         size_t room = s->cap - s->end;
         ssize_t r;
@@ -389,7 +410,8 @@ static int next_unit(srv *s, unit_fn parse, size_t *used)
         char *p = s->buf + s->pos, *e = s->buf + s->end;
         int r = parse(s, p, e, used, &want);
         if (r != U_MORE) return r;
-        size_t avail = (size_t)(e - p);
+        /* from the read position as parse left it: streamed items move it forward */
+        size_t avail = s->end - s->pos;
         if (s->eof) return fail(s, PROTO_EINPUT, s->trunc_msg, at(s, e));
         if (want <= avail) want = avail + 1;
         if ((r = fill(s, want)) < 0) return r;
@@ -431,6 +453,35 @@ static int unit_count(srv *s, char *p, char *e, size_t *used, size_t *want)
     return U_OK;
 }
 
+/* A header type the function cannot take. With a function name the message says what it takes
+ * and what came, in words a caller of the SQL function recognises (it reaches them through the
+ * engine's error, docs/protocol.md); the type is quoted on one line, long ones cut. */
+static int wrong_type(srv *s, const char *type, size_t n, const char *plain, uint64_t pos)
+{
+    if (!s->cfg->name) return fail(s, PROTO_EINPUT, plain, pos);
+    char *t = err_text;
+    size_t cap = sizeof err_text;
+    int k = snprintf(t, cap, "%s takes %s, got ", s->cfg->name,
+                     s->cfg->arg_kind == PROTO_ARG_STRING_ARRAY ? "an Array of String-like items"
+                                                                : "a String-like argument");
+    size_t w = k < 0 ? 0 : (size_t)k >= cap ? cap - 1 : (size_t)k;
+    int cut = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (w + 4 >= cap) { /* room for "..." and the NUL */
+            cut = 1;
+            break;
+        }
+        unsigned char c = (unsigned char)type[i];
+        t[w++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+    }
+    if (cut && w + 4 <= cap) {
+        memcpy(t + w, "...", 3);
+        w += 3;
+    }
+    t[w] = 0;
+    return fail(s, PROTO_EINPUT, t, pos);
+}
+
 /* RowBinaryWithNamesAndTypes header: column count, names, types (all varint-prefixed). */
 static int unit_header(srv *s, char *p, char *e, size_t *used, size_t *want)
 {
@@ -461,9 +512,10 @@ static int unit_header(srv *s, char *p, char *e, size_t *used, size_t *want)
     }
     ptype t;
     if (parse_type(q, (size_t)type_n, &t) < 0)
-        return fail(s, PROTO_EINPUT, "unknown type in the header", at(s, q));
+        return wrong_type(s, q, (size_t)type_n, "unknown type in the header", at(s, q));
     if (!type_fits(&t, s->cfg->arg_kind))
-        return fail(s, PROTO_EINPUT, "argument type in the header does not fit the function", at(s, q));
+        return wrong_type(s, q, (size_t)type_n, "argument type in the header does not fit the function",
+                          at(s, q));
     q += type_n;
     s->type = t;
     *used = (size_t)(q - p);
@@ -471,7 +523,7 @@ static int unit_header(srv *s, char *p, char *e, size_t *used, size_t *want)
 }
 
 /* One binary value of the item type at *q. */
-static int bin_value(srv *s, const ptype *t, char **q, char *e, proto_str *out, size_t *need)
+static inline int bin_value(srv *s, const ptype *t, char **q, char *e, proto_str *out, size_t *need)
 {
     char *c = *q;
     out->is_null = 0;
@@ -521,7 +573,54 @@ static int grow_items(srv *s, size_t n)
     if (!m) return fail(s, PROTO_ENOMEM, "out of memory", 0);
     s->items = m;
     s->items_cap = c;
+    s->oversized |= c > ITEMS_KEEP;
     return 0;
+}
+
+/* Hands the last nb decoded items (items[0..nb), ending before byte `end`) to items_fn. */
+static int hand_over(srv *s, size_t nb, const char *end)
+{
+    if (!nb) return 0;
+    if (s->cfg->items_fn(s->ctx, s->arr_done - nb, s->items, nb) < 0)
+        return fail(s, PROTO_ECALLBACK, "the items function failed", at(s, end));
+    return 0;
+}
+
+/* The rest of an array row, from q, with an items function: the items are decoded into the
+ * table and handed over in batches; when the data runs out the bytes handed over are dropped
+ * from the buffer, so neither the table nor the buffer grows with the row. */
+static int bin_items_streamed(srv *s, char *p, char *q, char *e, size_t *used, size_t *want)
+{
+    size_t done = s->arr_done, count = s->arr_count, nb = 0, need = 0;
+    int r;
+    while (done < count) {
+        if (nb == ITEMS_BATCH) {
+            s->arr_done = done;
+            if ((r = hand_over(s, nb, q)) < 0) return r;
+            nb = 0;
+        }
+        char *q0 = q;
+        r = bin_value(s, &s->type, &q, e, &s->items[nb], &need);
+        if (r == U_MORE) {
+            s->arr_done = done;
+            if ((r = hand_over(s, nb, q0)) < 0) return r;
+            s->pos += (size_t)(q0 - p); /* consumed: the read position moves past it */
+            s->arr_off = 0;
+            *want = need;
+            return U_MORE;
+        }
+        if (r) return r;
+        nb++;
+        done++;
+    }
+    s->arr_done = done;
+    if ((r = hand_over(s, nb, q)) < 0) return r;
+    s->val.items = NULL;
+    s->val.n_items = count;
+    s->arr_active = 0;
+    s->arr_off = 0;
+    *used = (size_t)(q - p);
+    return U_OK;
 }
 
 static int unit_bin_row(srv *s, char *p, char *e, size_t *used, size_t *want)
@@ -538,6 +637,7 @@ static int unit_bin_row(srv *s, char *p, char *e, size_t *used, size_t *want)
     }
     /* Items are kept as offsets from the row start until the row is complete, so a huge row
      * resumes after each read instead of being parsed again from its start. */
+    int streaming = s->cfg->items_fn != NULL;
     char *q = p + s->arr_off;
     if (!s->arr_active) {
         uint64_t n;
@@ -545,20 +645,25 @@ static int unit_bin_row(srv *s, char *p, char *e, size_t *used, size_t *want)
         int r = get_varint(p, e, &n, &k);
         if (r < 0) return fail(s, PROTO_EINPUT, "bad varint", at(s, p));
         if (r) return U_MORE;
-        /* every item takes at least one byte: a count beyond the data waits for it, so a
-         * lying count never allocates more than the input holds */
         if (n > LEN_MAX) return fail(s, PROTO_EINPUT, "array size is impossible", at(s, p));
-        if (n > (uint64_t)(e - p - k)) {
-            *want = k + (size_t)n;
-            return U_MORE;
+        if (streaming) {
+            if ((r = grow_items(s, n < ITEMS_BATCH ? (size_t)n : ITEMS_BATCH)) < 0) return r;
+        } else {
+            /* every item takes at least one byte: a count beyond the data waits for it, so a
+             * lying count never allocates more than the input holds */
+            if (n > (uint64_t)(e - p - k)) {
+                *want = k + (size_t)n;
+                return U_MORE;
+            }
+            if ((r = grow_items(s, (size_t)n)) < 0) return r;
         }
-        if ((r = grow_items(s, (size_t)n)) < 0) return r;
         s->arr_active = 1;
         s->arr_count = (size_t)n;
         s->arr_done = 0;
         s->arr_off = k;
         q = p + k;
     }
+    if (streaming) return bin_items_streamed(s, p, q, e, used, want);
     while (s->arr_done < s->arr_count) {
         proto_str *it = &s->items[s->arr_done];
         char *q0 = q;
@@ -645,20 +750,40 @@ static char *unescape(char *w, char **rp, char *e, char stop)
     return stop ? NULL : w;
 }
 
+/* An array item that is neither a quoted string nor NULL: TabSeparated cannot name the type the
+ * engine sent, but with a function name the message still says what the function takes. */
+static int bad_tsv_item(srv *s, size_t item, uint64_t pos)
+{
+    if (!s->cfg->name) return fail(s, PROTO_EINPUT, "bad array item", pos);
+    snprintf(err_text, sizeof err_text,
+             "%s takes an Array of String-like items, got item %zu that is not a quoted string "
+             "(bad array item)", s->cfg->name, item);
+    return fail(s, PROTO_EINPUT, err_text, pos);
+}
+
 /* ['a',NULL,'b\'c'] as ClickHouse writes an Array in TabSeparated (not TSV-escaped again). */
 static int tsv_array(srv *s, char *p, char *e)
 {
+    int streaming = s->cfg->items_fn != NULL;
     char *q = p;
-    size_t n = 0;
+    size_t n = 0, nb = 0; /* items; streaming: those in the table, not handed over yet */
+    int rc;
     if (q >= e || *q != '[') return fail(s, PROTO_EINPUT, "array field does not start with [", at(s, q));
     q++;
     if (q < e && *q == ']') {
         q++;
     } else {
         for (;;) {
-            int rc = grow_items(s, n + 1);
-            if (rc < 0) return rc;
-            proto_str *it = &s->items[n++];
+            if (streaming && nb == ITEMS_BATCH) {
+                s->arr_done = n;
+                if ((rc = hand_over(s, nb, q)) < 0) return rc;
+                nb = 0;
+            }
+            size_t slot = streaming ? nb : n;
+            if ((rc = grow_items(s, slot + 1)) < 0) return rc;
+            proto_str *it = &s->items[slot];
+            n++;
+            nb++;
             if (e - q >= 4 && !memcmp(q, "NULL", 4)) {
                 it->is_null = 1;
                 it->p = q;
@@ -672,7 +797,7 @@ static int tsv_array(srv *s, char *p, char *e)
                 it->p = w0;
                 it->n = (size_t)(w - w0);
             } else {
-                return fail(s, PROTO_EINPUT, "bad array item", at(s, q));
+                return bad_tsv_item(s, n, at(s, q));
             }
             if (q < e && *q == ',') {
                 q++;
@@ -686,7 +811,11 @@ static int tsv_array(srv *s, char *p, char *e)
         }
     }
     if (q != e) return fail(s, PROTO_EINPUT, "bytes after the array", at(s, q));
-    s->val.items = s->items;
+    if (streaming) {
+        s->arr_done = n;
+        if ((rc = hand_over(s, nb, q)) < 0) return rc;
+    }
+    s->val.items = streaming ? NULL : s->items;
     s->val.n_items = n;
     return 0;
 }
@@ -727,6 +856,40 @@ static int unit_tsv_row(srv *s, char *p, char *e, size_t *used, size_t *want)
 
 /* ---------- the serving loop ---------- */
 
+/* Gives back what a big row made grow; only between rows, where nothing points into buf. */
+static void give_back(srv *s)
+{
+    int freed = 0;
+    s->oversized = 0;
+    if (s->items_cap > ITEMS_KEEP) {
+        free(s->items);
+        s->items = NULL;
+        s->items_cap = 0;
+        freed = 1;
+    }
+    size_t unread = s->end - s->pos;
+    if (s->cap > RD_KEEP && unread > s->cap0 / 2) {
+        s->oversized = 1; /* once the unread rows are done */
+    } else if (s->cap > RD_KEEP) {
+        memmove(s->buf, s->buf + s->pos, unread);
+        s->base += s->pos;
+        s->end = unread;
+        s->pos = 0;
+        char *nb = realloc(s->buf, s->cap0 + PROTO_PADDING);
+        if (nb) { /* a failed shrink keeps the big buffer, which is still correct */
+            s->buf = nb;
+            s->cap = s->cap0;
+        }
+        memset(s->buf + s->end, 0, PROTO_PADDING);
+        freed = 1;
+    }
+#ifdef __GLIBC__
+    /* Return the freed pages (ours and the row function's) to the system now: glibc keeps
+     * freed heap memory below its trim threshold, and a pool process may idle for hours. */
+    if (freed) malloc_trim(0);
+#endif
+}
+
 static int row(srv *s)
 {
     size_t used = 0;
@@ -735,13 +898,34 @@ static int row(srv *s)
     if (rc < 0) return rc;
     rc = answer(s, rp);
     s->pos += used;
+    if (s->oversized) give_back(s);
     return rc;
+}
+
+/* Writes what the engine reads without losing the error already in *err. */
+static void flush_keeping_error(srv *s, int with_header)
+{
+    const char *msg = s->err ? s->err->msg : NULL;
+    uint64_t pos = s->err ? s->err->pos : 0;
+    if (!with_header || out_result_header(s) == 0) flush_out(s);
+    if (s->err) {
+        s->err->msg = msg;
+        s->err->pos = pos;
+    }
 }
 
 static int header(srv *s)
 {
     size_t used = 0;
     int rc = next_unit(s, unit_header, &used);
+    if (rc == PROTO_EINPUT) {
+        /* Answer the block anyway: a result header and no rows. Without it the engine fails
+         * on EOF inside the header ("Attempt to read after eof") and hides our message; with
+         * it the engine reads an empty answer, waits for us and shows our exit status and
+         * stderr, where the caller puts err->msg (docs/protocol.md). */
+        flush_keeping_error(s, 1);
+        return rc;
+    }
     if (rc < 0) return rc;
     if (!s->cfg->chunk_header && !s->hdr) {
         /* keep the bytes up to the end of the column name: later headers start the same */
@@ -830,7 +1014,7 @@ static int serve(srv *s)
 
 static int run(srv *s)
 {
-    s->cap = s->mem ? MEM_INITIAL : RD_INITIAL;
+    s->cap = s->cap0 = s->mem ? MEM_INITIAL : RD_INITIAL;
     s->ocap = s->mem ? MEM_INITIAL : WR_CAP;
     s->buf = malloc(s->cap + PROTO_PADDING);
     s->obuf = malloc(s->ocap);
@@ -840,7 +1024,7 @@ static int run(srv *s)
     } else {
         memset(s->buf, 0, PROTO_PADDING);
         rc = serve(s);
-        if (rc < 0) flush_out(s); /* complete rows keep their answers */
+        if (rc < 0) flush_keeping_error(s, 0); /* complete rows keep their answers */
     }
     free(s->buf);
     free(s->obuf);

@@ -40,17 +40,6 @@ typedef enum {
     PROTO_RES_UINT128  /* UInt128: the callback gives 16 bytes, little-endian */
 } proto_res_kind;
 
-typedef struct {
-    proto_format format;
-    int chunk_header;           /* send_chunk_header = 1 */
-    proto_arg_kind arg_kind;
-    /* For PROTO_ROWBINARY (no header to read it from): the type ClickHouse sends, spelled
-     * as ClickHouse spells it, e.g. "Nullable(String)" or "Array(Nullable(String))". */
-    const char *arg_type;
-    proto_res_kind res_kind;
-    size_t res_fixed_len;
-} proto_config;
-
 /* At least this many readable bytes follow every proto_str's last byte (their values are
  * unspecified), so simdjson can parse a value in place without copying it. */
 #define PROTO_PADDING 64
@@ -61,6 +50,31 @@ typedef struct {
     const char *p;
     size_t n;
 } proto_str;
+
+/* Optional, for PROTO_ARG_STRING_ARRAY: called with consecutive items of a row in order, as
+ * they are decoded, possibly before the rest of the row has arrived: items[0..n) are the
+ * row's items first, first+1, ... (first == 0 starts a new row; a row without items calls
+ * only the row function). Ordinary rows come in one call; long ones in batches of a few
+ * thousand. The items are valid only during the call. Returns 0, or negative to abort. */
+typedef int (*proto_items_fn)(void *ctx, size_t first, const proto_str *items, size_t n);
+
+typedef struct {
+    proto_format format;
+    int chunk_header;           /* send_chunk_header = 1 */
+    proto_arg_kind arg_kind;
+    /* For PROTO_ROWBINARY (no header to read it from): the type ClickHouse sends, spelled
+     * as ClickHouse spells it, e.g. "Nullable(String)" or "Array(Nullable(String))". */
+    const char *arg_type;
+    proto_res_kind res_kind;
+    size_t res_fixed_len;
+    /* The function's name, for the message its caller sees when the argument type does not fit
+     * ("order_wire_class takes a String-like argument, got UInt8"); NULL: plain messages. */
+    const char *name;
+    /* Set: array items go to items_fn in batches and the row function gets arg->items == NULL
+     * (n_items still counts them), so a row of millions of tiny items needs neither a table of
+     * them all nor the whole row in memory. NULL: the row function gets all in arg->items. */
+    proto_items_fn items_fn;
+} proto_config;
 
 /* The argument of one row. */
 typedef struct {
@@ -80,7 +94,8 @@ typedef struct {
 typedef int (*proto_row_fn)(void *ctx, const proto_value *arg, proto_result *res);
 
 typedef struct {
-    const char *msg; /* static text */
+    const char *msg; /* static text; one naming what was read (e.g. the argument type that
+                      * came) stays valid until the next proto_serve call */
     uint64_t pos;    /* byte offset in the input stream */
 } proto_error;
 
@@ -92,7 +107,12 @@ int proto_format_from_name(const char *name, proto_format *out);
 /* Serves rows from in_fd to out_fd until EOF. Every complete row is answered; output is
  * flushed whenever no more input is buffered, so a pool-mode caller never waits on us.
  * Returns 0 at a clean EOF (between rows or blocks), a negative code otherwise with *err
- * filled (if err is not NULL). */
+ * filled (if err is not NULL). A block whose RowBinaryWithNamesAndTypes header cannot be
+ * served (e.g. an argument type that does not fit: err->msg names the type, with cfg->name)
+ * is still answered with the result header and no rows: the engine then reads a well-formed
+ * empty answer, waits for the process and shows its exit status with the last of its stderr,
+ * so the caller prints err->msg there and exits non-zero. Buffers that grew beyond a few MiB
+ * for a big row are given back once it is answered (long-lived pool processes stay small). */
 int proto_serve(const proto_config *cfg, int in_fd, int out_fd, proto_row_fn fn, void *ctx,
                 proto_error *err);
 

@@ -91,7 +91,7 @@ int walk_array(walker &w, ondemand::array &a, unsigned depth)
     return SJ_OK;
 }
 
-// A scalar's raw token, whitespace up to the next structural cut off.
+// A scalar's raw token, whitespace up to the next structural cut off, handed to the visitor.
 int scalar(walker &w, std::string_view tok, sj_kind kind, unsigned depth)
 {
     const char *p = tok.data(), *q = p + tok.size();
@@ -108,6 +108,41 @@ int scalar(walker &w, std::string_view tok, sj_kind kind, unsigned depth)
     return SJ_OK;
 }
 
+// Every scalar is consumed by a getter, never left to the iterator's skipping: simdjson's
+// skip_child() takes a string followed by ':' for a key and then skips, unchecked, everything
+// up to the next close bracket. A getter moves past exactly one token and checks its form
+// again (the visitor has checked every byte of it already). The root's getters also refuse
+// anything but whitespace after the scalar.
+template <typename T> error_code consume(T &v, sj_kind kind, std::string_view tok)
+{
+    switch (kind) {
+    case SJ_STRING:
+        return v.get_raw_json_string().error();
+    case SJ_NUMBER: {
+        // Integers by the getter of their sign: together they read exactly the engine's range.
+        bool is_int = true;
+        for (char c : tok) // a plain loop: find_first_of calls memchr once per byte
+            is_int &= c != '.' && c != 'e' && c != 'E';
+        if (is_int)
+            return tok[0] == '-' ? v.get_int64().error() : v.get_uint64().error();
+        error_code e = v.get_double().error();
+        // Debian's simdjson 3.0.1 refuses exponents of more than 18 digits, which the engine's
+        // newer simdjson reads (0e99999999999999999999 is 0). The visitor has accepted this
+        // token byte by byte; the iterator's advance past a token that is not a string is
+        // exactly one token (skip_child's scalar case), so it moves on from here.
+        return e == NUMBER_ERROR ? SUCCESS : e;
+    }
+    case SJ_TRUE:
+    case SJ_FALSE:
+        return v.get_bool().error();
+    default: {
+        bool is_null = false;
+        error_code e = v.is_null().get(is_null);
+        return e ? e : is_null ? SUCCESS : INCORRECT_TYPE;
+    }
+    }
+}
+
 // A value's token never fails; the root's can (it checks the document is alive).
 error_code token_of(ondemand::value &v, std::string_view &tok)
 {
@@ -122,15 +157,18 @@ error_code token_of(ondemand::document &d, std::string_view &tok)
 
 template <typename T> int walk_any(walker &w, T &v, unsigned depth)
 {
+    // The engine's parser (simdjson DOM, max depth 1024) opens at most 1023 non-empty
+    // containers: a value, scalar or empty container, may sit at level 1024 (the root is
+    // level 1), never deeper.
+    if (depth >= SJ_MAX_LEVEL)
+        return syntax(w, "nesting deeper than 1024 levels", nullptr);
     ondemand::json_type t;
     error_code e = v.type().get(t);
     if (e)
         return simd_fail(w, e);
-    std::string_view tok;
+    sj_kind kind;
     switch (t) {
     case ondemand::json_type::object: {
-        if (depth >= SJ_MAX_NESTING)
-            return syntax(w, "nesting deeper than 1024 levels", nullptr);
         if (w.v->value(w.ctx, depth, SJ_OBJECT, nullptr, nullptr))
             return stop(w, nullptr);
         ondemand::object o;
@@ -139,8 +177,6 @@ template <typename T> int walk_any(walker &w, T &v, unsigned depth)
         return walk_object(w, o, depth + 1);
     }
     case ondemand::json_type::array: {
-        if (depth >= SJ_MAX_NESTING)
-            return syntax(w, "nesting deeper than 1024 levels", nullptr);
         if (w.v->value(w.ctx, depth, SJ_ARRAY, nullptr, nullptr))
             return stop(w, nullptr);
         ondemand::array a;
@@ -149,28 +185,54 @@ template <typename T> int walk_any(walker &w, T &v, unsigned depth)
         return walk_array(w, a, depth + 1);
     }
     case ondemand::json_type::string:
-        if ((e = token_of(v, tok)))
-            return simd_fail(w, e);
-        return scalar(w, tok, SJ_STRING, depth);
+        kind = SJ_STRING;
+        break;
     case ondemand::json_type::number:
-        if ((e = token_of(v, tok)))
-            return simd_fail(w, e);
-        return scalar(w, tok, SJ_NUMBER, depth);
+        kind = SJ_NUMBER;
+        break;
     case ondemand::json_type::boolean:
-        if ((e = token_of(v, tok)))
-            return simd_fail(w, e);
-        return scalar(w, tok, tok[0] == 't' ? SJ_TRUE : SJ_FALSE, depth);
+        kind = SJ_TRUE; // refined from the token below
+        break;
     case ondemand::json_type::null:
-        if ((e = token_of(v, tok)))
-            return simd_fail(w, e);
-        return scalar(w, tok, SJ_NULL, depth);
+        kind = SJ_NULL;
+        break;
+    default:
+        return syntax(w, "unknown value type", nullptr);
     }
-    return syntax(w, "unknown value type", nullptr);
+    std::string_view tok;
+    if ((e = token_of(v, tok)))
+        return simd_fail(w, e);
+    if (kind == SJ_TRUE && tok[0] == 'f')
+        kind = SJ_FALSE;
+    // The visitor first: its verdict on the token (and its message) wins over the getter's.
+    int rc = scalar(w, tok, kind, depth);
+    if (rc)
+        return rc;
+    if ((e = consume(v, kind, tok)))
+        return syntax(w, error_message(e), tok.data());
+    return SJ_OK;
 }
 
 int walk_value(walker &w, ondemand::value &v, unsigned depth)
 {
     return walk_any(w, v, depth);
+}
+
+// Walks one text with buffers already big enough.
+int walk_text(sj_parser *sp, walker &w, const char *p, size_t n)
+{
+    ondemand::document doc;
+    error_code e = sp->p.iterate(p, n, n + SJ_PADDING).get(doc);
+    if (e)
+        return e == MEMALLOC ? SJ_ENOMEM : simd_fail(w, e);
+    int rc = walk_any(w, doc, 0);
+    if (rc)
+        return rc;
+    const char *at = nullptr;
+    e = doc.current_location().get(at);
+    if (e != OUT_OF_BOUNDS)
+        return syntax(w, "content after the root value", at);
+    return SJ_OK;
 }
 
 } // namespace
@@ -189,30 +251,44 @@ extern "C" int sj_walk(sj_parser *sp, const char *p, size_t n, const sj_visitor 
                        sj_error *err)
 {
     walker w{v, ctx, p, p + n, err};
-    // Grow geometrically, so a stream of ever longer texts does not reallocate per text; the
-    // depth limit is ours (SJ_MAX_NESTING), simdjson's only has to stay out of its way.
+    // Grow geometrically up to SJ_KEEP_BYTES, so a stream of ever longer ordinary texts does
+    // not reallocate per text; the depth limit is ours (SJ_MAX_LEVEL), simdjson's only has to
+    // stay out of its way.
     if (sp->p.capacity() < n) {
         size_t cap = sp->p.capacity() * 2;
+        if (cap > SJ_KEEP_BYTES)
+            cap = SJ_KEEP_BYTES;
         if (cap < n)
             cap = n;
         if (cap < 4096)
             cap = 4096;
         if (cap > SIMDJSON_MAXSIZE_BYTES)
             cap = n;
-        if (sp->p.allocate(cap, SJ_MAX_NESTING + 64))
+        if (sp->p.allocate(cap, SJ_MAX_LEVEL + 64))
             return n > SIMDJSON_MAXSIZE_BYTES ? syntax(w, "text larger than 4 GiB", nullptr)
                                               : SJ_ENOMEM;
     }
-    ondemand::document doc;
-    error_code e = sp->p.iterate(p, n, n + SJ_PADDING).get(doc);
+    int rc = walk_text(sp, w, p, n);
+    // A pool process lives for hours: after a huge text (about 6 bytes of index and string
+    // space per byte) give the memory back and keep only the steady-state size. A failed
+    // shrink leaves the parser empty; the next walk allocates again.
+    if (sp->p.capacity() > SJ_KEEP_BYTES) {
+        error_code shrunk = sp->p.allocate(SJ_KEEP_BYTES, SJ_MAX_LEVEL + 64);
+        (void)shrunk;
+    }
+    return rc;
+}
+
+extern "C" int sj_dom_verdict(const char *p, size_t n, int *root_is_object)
+{
+    // DOM validates the whole text in its stage 2, no lazy skipping: that is what makes it an
+    // independent judge of the On-Demand walk. Kept between calls so a fuzz run allocates once.
+    static dom::parser parser;
+    dom::element root;
+    *root_is_object = 0;
+    error_code e = parser.parse(p, n, true).get(root);
     if (e)
-        return e == MEMALLOC ? SJ_ENOMEM : simd_fail(w, e);
-    int rc = walk_any(w, doc, 0);
-    if (rc)
-        return rc;
-    const char *at = nullptr;
-    e = doc.current_location().get(at);
-    if (e != OUT_OF_BOUNDS)
-        return syntax(w, "content after the root value", at);
-    return SJ_OK;
+        return e == MEMALLOC ? -1 : 0;
+    *root_is_object = root.type() == dom::element_type::OBJECT;
+    return 1;
 }

@@ -9,14 +9,18 @@
 extern "C" {
 #endif
 
-/* Kinds by the value's first byte; the token itself is checked by the callback (sj does not
- * parse numbers, literals or escapes: On-Demand would not validate the ones it skips). */
+/* Kinds by the value's first byte. The callback checks the token's bytes (escapes, the number
+ * grammar, its range); sj then consumes every scalar with a simdjson getter, so no byte is left
+ * to On-Demand's skipping, which does not validate what it skips. */
 typedef enum { SJ_OBJECT, SJ_ARRAY, SJ_STRING, SJ_NUMBER, SJ_TRUE, SJ_FALSE, SJ_NULL } sj_kind;
 
 /* Readable bytes required after the text (simdjson's SIMDJSON_PADDING). */
 #define SJ_PADDING 64
-/* Deepest container nesting accepted (the root object or array is level 1). */
-#define SJ_MAX_NESTING 1024
+/* Deepest level a value may sit at: the root is level 1, every value one level deeper than its
+ * container, scalars and empty containers included (the engine's isValidJSON, measured). */
+#define SJ_MAX_LEVEL 1024
+/* Parser capacity kept between texts; a longer text gets buffers of its own size, freed after. */
+#define SJ_KEEP_BYTES ((size_t)1 << 20)
 
 typedef struct {
     /* A key of an object whose values are at `depth` (1: the root object's keys); [p, end) is
@@ -49,9 +53,16 @@ sj_parser *sj_new(void);
 void sj_free(sj_parser *sp);
 
 /* Walks the text p[0..n) (p[n .. n+SJ_PADDING) readable). Stops at the first structural error,
- * the first nonzero callback, or nesting deeper than SJ_MAX_NESTING; a non-container root is
- * reported with depth 0 and not walked further. After the root, only whitespace may follow. */
+ * the first nonzero callback, or a value deeper than SJ_MAX_LEVEL; a non-container root is reported
+ * with depth 0. After the root, only whitespace may follow. */
 int sj_walk(sj_parser *sp, const char *p, size_t n, const sj_visitor *v, void *ctx, sj_error *err);
+
+/* Test oracle only, never used by the UDF: simdjson's DOM parser (default max depth 1024, as in
+ * the engine's isValidJSON), a validator independent of the walk above, for the differential
+ * fuzz target tests/fuzz/fuzz_wire_dom.c. 1 if p[0..n) (no padding needed: it copies) is one
+ * JSON text, *root_is_object telling whether its root is an object; 0 if it is not; -1 out of
+ * memory. Not thread-safe (one parser kept between calls). */
+int sj_dom_verdict(const char *p, size_t n, int *root_is_object);
 
 #ifdef __cplusplus
 }

@@ -36,7 +36,8 @@ const char *wire_class_name(wire_class c)
 #define VAL_BUF 32
 
 static sj_parser *g_parser;
-static size_t g_key_len[WIRE_NFIELDS];
+/* Per key length 0..16, the WIRE_FIELDS indices of that length, ending with -1. */
+static signed char g_by_len[17][WIRE_NFIELDS + 1];
 /* Each key zero-padded to 16 bytes as two words: a lookup is two compares, no memcmp call. */
 static uint64_t g_key_w[WIRE_NFIELDS][2];
 
@@ -233,7 +234,7 @@ static int digits_le(const char *p, size_t n, const char *lim)
     return n != ln ? n < ln : memcmp(p, lim, n) <= 0;
 }
 
-static int int_in_items_range(const char *p, const char *e)
+static int int_in_range(const char *p, const char *e)
 {
     if (*p == '-')
         return digits_le(p + 1, (size_t)(e - p - 1), "9223372036854775808");
@@ -500,31 +501,54 @@ static int key_fail(wctx *c, const char *fmt, const char *key, size_t n)
     return 0;
 }
 
+/* The first n (0..8) bytes of a word loaded with memcpy, the rest zero. */
+static inline uint64_t first_bytes(uint64_t v, size_t n)
+{
+    if (n >= 8)
+        return v;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return v & ((UINT64_C(1) << (8 * n)) - 1);
+#else
+    return n ? v & ~((UINT64_C(1) << (8 * (8 - n))) - 1) : 0;
+#endif
+}
+
 static int on_key(void *ctx, unsigned depth, const char *p, const char *end)
 {
     wctx *c = ctx;
     char k[KEY_BUF];
-    size_t n;
+    size_t n = (size_t)(end - p);
     const char *msg;
-    if (!str_scan(p, end, depth == 1 ? k : NULL, depth == 1 ? sizeof k : 0, &n, NULL, &msg))
-        return lex_fail(c, msg, p);
-    if (depth != 1)
+    uint64_t w[2];
+    if (depth != 1) {
+        if (!str_scan(p, end, NULL, 0, &n, NULL, &msg))
+            return lex_fail(c, msg, p);
         return 0;
+    }
+    /* A root key is almost always a short plain identifier: compare it in place, as two words
+     * read straight from the text (the padding after it keeps 16 bytes readable). */
+    const char *kp = p;
+    if (n > 16 || memchr(p, '\\', n)) {
+        if (!str_scan(p, end, k, sizeof k, &n, NULL, &msg))
+            return lex_fail(c, msg, p);
+        kp = k;
+    }
     c->nkeys++;
     c->cur = -1;
     if (n <= 16) {
-        uint64_t w[2] = {0, 0};
-        memcpy(w, k, n);
-        for (int i = 0; i < WIRE_NFIELDS; i++)
-            if (g_key_w[i][0] == w[0] && g_key_w[i][1] == w[1] && g_key_len[i] == n) {
-                c->cur = i;
+        memcpy(w, kp, sizeof w);
+        w[0] = first_bytes(w[0], n);
+        w[1] = n > 8 ? first_bytes(w[1], n - 8) : 0;
+        for (const signed char *i = g_by_len[n]; *i >= 0; i++)
+            if (g_key_w[*i][0] == w[0] && g_key_w[*i][1] == w[1]) {
+                c->cur = *i;
                 break;
             }
     }
     if (c->cur < 0)
-        return key_fail(c, "unknown key \"%s\"", k, n < sizeof k ? n : sizeof k);
+        return key_fail(c, "unknown key \"%s\"", kp, n < sizeof k ? n : sizeof k);
     if (c->seen & 1u << c->cur)
-        return key_fail(c, "duplicate key \"%s\"", k, n);
+        return key_fail(c, "duplicate key \"%s\"", kp, n);
     c->seen |= 1u << c->cur;
     return 0;
 }
@@ -555,19 +579,15 @@ static int on_value(void *ctx, unsigned depth, sj_kind kind, const char *p, cons
         int is_int = 0;
         if (!num_lex(p, end, &is_int))
             return lex_fail(c, "malformed number", p);
+        /* The engine's parser refuses a number it cannot read without loss of range: such a
+         * text is not JSON to it, wherever the number stands. */
+        if (is_int ? !int_in_range(p, end) : !dbl_finite(p, end))
+            return lex_fail(c, is_int ? "integer outside -9223372036854775808 to 18446744073709551615"
+                                      : "number outside the finite double range", p);
         if (depth == 0)
             return lex_fail(c, "the root is a number, not an object", p);
-        if (!judge)
-            return 0;
-        if (depth == 1) {
+        if (judge && depth == 1)
             rule_value(c, kind, p, (size_t)(end - p), 0, end);
-        } else if (WIRE_FIELDS[c->cur].rule == WIRE_RULE_ITEMS) {
-            char tmp[64];
-            if (is_int ? !int_in_items_range(p, end) : !dbl_finite(p, end))
-                field_fail(c, is_int ? "integer %s outside -9223372036854775808 to 18446744073709551615"
-                                     : "number %s is not a finite double",
-                           shown(tmp, sizeof tmp, p, (size_t)(end - p)));
-        }
         return 0;
     }
     case SJ_TRUE:
@@ -612,13 +632,18 @@ wire_class wire_classify(const char *p, size_t n, wire_explain *why)
             fputs("order_wire_class: out of memory\n", stderr);
             abort();
         }
+        memset(g_by_len, -1, sizeof g_by_len);
         for (int i = 0; i < WIRE_NFIELDS; i++) {
-            g_key_len[i] = strlen(WIRE_FIELDS[i].name);
-            if (g_key_len[i] > 16) { /* never: the contract's keys are short identifiers */
+            size_t len = strlen(WIRE_FIELDS[i].name);
+            if (len > 16) { /* never: the contract's keys are short identifiers */
                 fputs("order_wire_class: a contract key longer than 16 bytes\n", stderr);
                 abort();
             }
-            memcpy(g_key_w[i], WIRE_FIELDS[i].name, g_key_len[i]);
+            memcpy(g_key_w[i], WIRE_FIELDS[i].name, len);
+            signed char *slot = g_by_len[len];
+            while (*slot >= 0)
+                slot++;
+            *slot = (signed char)i;
         }
     }
     /* simdjson skips a byte order mark; RFC 8259 §8.1 says a JSON text must not carry one. */

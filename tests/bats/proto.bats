@@ -303,3 +303,34 @@ XML
     run_split "$BIN/proto_floor" --bogus
     [ "$status" -eq 2 ]
 }
+
+# ---------- a wrong argument type: the engine shows the UDF's own words ----------
+
+@test "order_wire_class of a wrong type: the engine's error says what it takes and what it got" {
+    run_split chlocal -q "SELECT order_wire_class(123)"
+    [ "$status" -ne 0 ]
+    [[ "$stderr_text" == *"order_wire_class takes a String-like argument, got UInt8"* ]]
+    [[ "$stderr_text" != *"Attempt to read after eof"* ]]
+    run_split chlocal -q "SELECT order_wire_class([1])"
+    [ "$status" -ne 0 ]
+    [[ "$stderr_text" == *"order_wire_class takes a String-like argument, got Array(UInt8)"* ]]
+    # a block big enough that the engine is still writing when the process stops reading: the
+    # message still wins over the broken pipe
+    run_split chlocal -q "SELECT sum(length(order_wire_class(number))) FROM numbers(1000000)"
+    [ "$status" -ne 0 ]
+    [[ "$stderr_text" == *"order_wire_class takes a String-like argument, got UInt64"* ]]
+    # and the right types still work, NULL included
+    run_split chlocal -q "SELECT order_wire_class('{}'), order_wire_class(toLowCardinality('x')), order_wire_class(NULL)"
+    [ "$status" -eq 0 ]
+    [ "$output" = "$(printf 'keyset_mismatch\tnot_an_object\tnot_an_object')" ]
+}
+
+@test "a wrong type straight into the binary: an empty answer (result header, no rows), one stderr line, exit 1" {
+    printf '1\n\001\003raw\005UInt8\173' >in.bin
+    run_split bash -c '"$0" --format RowBinaryWithNamesAndTypes --chunk-header <in.bin >out.bin' "$BIN/order_wire_class"
+    [ "$status" -eq 1 ]
+    [ "$(printf '%s\n' "$stderr_text" | wc -l)" -eq 1 ]
+    [[ "$stderr_text" == "order_wire_class: order_wire_class takes a String-like argument, got UInt8"* ]]
+    printf '\001\006result\006String' >want.bin
+    cmp out.bin want.bin
+}

@@ -1,8 +1,7 @@
 -- native_wire_class: the wire contract v1 (docs/wire-contract.md) as far as native SQL can say it,
 -- the baseline bench/10-wire.sh compares order_wire_class with; defines native_wire_class(raw).
--- Known gaps, all where the engine cannot see the difference: its JSON parser refuses numbers out
--- of range (1e400, 18446744073709551616), so such rows come out not_an_object, not field_invalid;
--- keys are compared as the engine's parser reports them.
+-- Known gap, where the engine cannot see the difference: keys are compared as the engine's parser
+-- reports them. (Numbers out of the parser's range are not_an_object here and in the contract.)
 CREATE FUNCTION IF NOT EXISTS native_wire_class AS (raw) -> multiIf(
     NOT isValidJSON(raw) OR startsWith(raw, '\xEF\xBB\xBF') OR JSONType(raw) != 'Object',
         'not_an_object',

@@ -3,6 +3,7 @@
 #ifndef CHECK_H
 #define CHECK_H
 
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +38,33 @@ static int check_failed_, check_run_;
                     a_ ? a_ : "(null)", b_ ? b_ : "(null)");                                      \
         }                                                                                         \
     } while (0)
+
+/* Heap bytes in use, for tests that memory is given back; -1 where it cannot be told (not
+ * glibc 2.33+, or a sanitizer's allocator, which glibc's counters do not see). */
+#if defined(__SANITIZE_ADDRESS__)
+#define CHECK_HEAP_KNOWN 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CHECK_HEAP_KNOWN 0
+#endif
+#endif
+#ifndef CHECK_HEAP_KNOWN
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+#define CHECK_HEAP_KNOWN 1
+#else
+#define CHECK_HEAP_KNOWN 0
+#endif
+#endif
+
+static inline long long check_heap_in_use(void)
+{
+#if CHECK_HEAP_KNOWN
+    struct mallinfo2 m = mallinfo2();
+    return (long long)(m.uordblks + m.hblkhd);
+#else
+    return -1;
+#endif
+}
 
 static inline int check_report(void)
 {

@@ -3,6 +3,8 @@
 #include "check.h"
 #include "proto.h"
 
+#ifdef __GLIBC__
+#endif
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -62,6 +64,11 @@ typedef struct {
     unsigned char u128[16];
     const proto_config *cfg;
     int padding_ok;
+    /* with an items function: the row's items described so far, the next index expected */
+    bytes pend;
+    size_t next, batches;
+    int order_bad;    /* items out of order, or an items-mode row that also got arg->items */
+    int fail_items_at; /* 1-based batch at which the items function fails, 0 never */
 } rec;
 
 static void describe(bytes *b, const proto_str *s)
@@ -94,13 +101,39 @@ static void touch_padding(rec *r, const proto_str *s)
     r->padding_ok++;
 }
 
+/* The items function: describes the items as cb would, checking they come in order. */
+static int items_cb(void *ctx, size_t first, const proto_str *items, size_t n)
+{
+    rec *r = ctx;
+    if (++r->batches == (size_t)r->fail_items_at) return -9;
+    if (first == 0) {
+        r->pend.n = 0;
+        r->next = 0;
+    }
+    if (first != r->next || n == 0) r->order_bad++;
+    for (size_t i = 0; i < n; i++) {
+        if (first + i) b_str(&r->pend, ";");
+        describe(&r->pend, &items[i]);
+        touch_padding(r, &items[i]);
+    }
+    r->next = first + n;
+    return 0;
+}
+
 static int cb(void *ctx, const proto_value *v, proto_result *res)
 {
     rec *r = ctx;
     r->rows++;
     if (r->fail_at && r->rows == r->fail_at) return -7;
     size_t before = r->log.n;
-    if (r->cfg->arg_kind == PROTO_ARG_STRING_ARRAY) {
+    if (r->cfg->arg_kind == PROTO_ARG_STRING_ARRAY && r->cfg->items_fn) {
+        if (v->items || v->n_items != (v->n_items ? r->next : 0)) r->order_bad++;
+        b_str(&r->log, "[");
+        if (v->n_items) b_add(&r->log, r->pend.p, r->pend.n);
+        b_str(&r->log, "]");
+        r->pend.n = 0;
+        r->next = 0;
+    } else if (r->cfg->arg_kind == PROTO_ARG_STRING_ARRAY) {
         b_str(&r->log, "[");
         for (size_t i = 0; i < v->n_items; i++) {
             if (i) b_str(&r->log, ";");
@@ -152,6 +185,7 @@ typedef struct {
     bytes log, out;
     proto_error err;
     int padding_ok;
+    int order_bad;
 } result;
 
 static void res_free(result *x)
@@ -171,9 +205,11 @@ static result run_mem(const proto_config *cfg, const void *in, size_t n, size_t 
     b_add(&x.out, out, out_n);
     free(out);
     b_free(&r.res);
+    b_free(&r.pend);
     x.log = r.log;
     if (!x.log.p) b_str(&x.log, "");
     x.padding_ok = r.padding_ok;
+    x.order_bad = r.order_bad;
     return x;
 }
 
@@ -195,9 +231,21 @@ static result run_fd(const proto_config *cfg, const void *in, size_t n, int mode
     close(ifd);
     close(ofd);
     b_free(&r.res);
+    b_free(&r.pend);
     x.log = r.log;
     if (!x.log.p) b_str(&x.log, "");
+    x.order_bad = r.order_bad;
     return x;
+}
+
+/* The config as is, and for arrays also with the items function: both must read the same. */
+static int variants(const proto_config *cfg, proto_config *out)
+{
+    out[0] = *cfg;
+    if (cfg->arg_kind != PROTO_ARG_STRING_ARRAY) return 1;
+    out[1] = *cfg;
+    out[1].items_fn = items_cb;
+    return 2;
 }
 
 static const size_t steps[] = {0, 1, 2, 3, 7, 4096};
@@ -205,35 +253,43 @@ static const size_t steps[] = {0, 1, 2, 3, 7, 4096};
 
 /* Valid input: every read size gives the same rows and bytes; so does the fd path.
  * want_out NULL: the answers are not checked. */
-static void ok_case(const char *name, const proto_config *cfg, const void *in, size_t n,
+static void ok_case(const char *name, const proto_config *cfg0, const void *in, size_t n,
                     const char *want_log, const void *want_out, size_t want_out_n)
 {
-    for (size_t i = 0; i <= NSTEPS; i++) {
-        result x = i < NSTEPS ? run_mem(cfg, in, n, steps[i], 0, 0) : run_fd(cfg, in, n, 0);
-        int good = x.rc == 0 && !strcmp(x.log.p, want_log) &&
-                   (!want_out || (x.out.n == want_out_n && !memcmp(x.out.p, want_out, want_out_n)));
-        if (!good)
-            fprintf(stderr, "case %s (step %zu): rc %d (%s at %llu)\nlog:\n%s\nwant:\n%s\nout %zu bytes, want %zu\n",
-                    name, i < NSTEPS ? steps[i] : (size_t)-1, x.rc, x.err.msg,
-                    (unsigned long long)x.err.pos, x.log.p, want_log, x.out.n, want_out_n);
-        CHECK(good);
-        res_free(&x);
+    proto_config v[2];
+    int nv = variants(cfg0, v);
+    for (int k = 0; k < nv; k++) {
+        const proto_config *cfg = &v[k];
+        for (size_t i = 0; i <= NSTEPS; i++) {
+            result x = i < NSTEPS ? run_mem(cfg, in, n, steps[i], 0, 0) : run_fd(cfg, in, n, 0);
+            int good = x.rc == 0 && !strcmp(x.log.p, want_log) && !x.order_bad &&
+                       (!want_out || (x.out.n == want_out_n && !memcmp(x.out.p, want_out, want_out_n)));
+            if (!good)
+                fprintf(stderr, "case %s%s (step %zu): rc %d (%s at %llu)\nlog:\n%s\nwant:\n%s\nout %zu bytes, want %zu\n",
+                        name, k ? " (items function)" : "", i < NSTEPS ? steps[i] : (size_t)-1, x.rc, x.err.msg,
+                        (unsigned long long)x.err.pos, x.log.p, want_log, x.out.n, want_out_n);
+            CHECK(good);
+            res_free(&x);
+        }
     }
 }
 
 /* Bad input: an error with a message, and at most the rows that were complete answered. */
-static void bad_case(const char *name, const proto_config *cfg, const void *in, size_t n,
+static void bad_case(const char *name, const proto_config *cfg0, const void *in, size_t n,
                      int want_rows, const char *want_msg_part)
 {
-    for (size_t i = 0; i < NSTEPS; i++) {
-        result x = run_mem(cfg, in, n, steps[i], 0, 0);
+    proto_config v[2];
+    int nv = variants(cfg0, v);
+    for (size_t i = 0; i < NSTEPS * (size_t)nv; i++) {
+        const proto_config *cfg = &v[i / NSTEPS];
+        result x = run_mem(cfg, in, n, steps[i % NSTEPS], 0, 0);
         int rows = 0;
         for (size_t k = 0; k < x.log.n; k++) rows += x.log.p[k] == '\n';
         int good = x.rc == PROTO_EINPUT && x.err.msg && strstr(x.err.msg, want_msg_part) &&
                    rows == want_rows && x.err.pos <= n;
         if (!good)
-            fprintf(stderr, "bad case %s (step %zu): rc %d msg \"%s\" pos %llu rows %d (want %d, \"%s\")\n",
-                    name, steps[i], x.rc, x.err.msg ? x.err.msg : "(null)", (unsigned long long)x.err.pos,
+            fprintf(stderr, "bad case %s (step %zu%s): rc %d msg \"%s\" pos %llu rows %d (want %d, \"%s\")\n",
+                    name, steps[i % NSTEPS], i >= NSTEPS ? ", items function" : "", x.rc, x.err.msg ? x.err.msg : "(null)", (unsigned long long)x.err.pos,
                     rows, want_rows, want_msg_part);
         CHECK(good);
         res_free(&x);
@@ -622,8 +678,8 @@ static void test_results(void)
 /* Lengths in [skip_lo, skip_hi) are not checked (see the repeated-header case). */
 static size_t skip_lo, skip_hi;
 
-static void prefixes(const char *name, const proto_config *c, const bytes *in, const size_t *row_end,
-                     int nrows)
+static void prefixes_of(const char *name, const proto_config *c, const bytes *in, const size_t *row_end,
+                        int nrows)
 {
     result full = run_mem(c, in->p, in->n, 0, 0, 0);
     CHECK_EQ_INT(full.rc, 0);
@@ -646,6 +702,14 @@ static void prefixes(const char *name, const proto_config *c, const bytes *in, c
     }
     CHECK_EQ_INT(bad, 0);
     res_free(&full);
+}
+
+static void prefixes(const char *name, const proto_config *c, const bytes *in, const size_t *row_end,
+                     int nrows)
+{
+    proto_config v[2];
+    int nv = variants(c, v);
+    for (int k = 0; k < nv; k++) prefixes_of(name, &v[k], in, row_end, nrows);
 }
 
 static void test_prefixes(void)
@@ -866,6 +930,310 @@ static void test_pool(void)
     pool_dialogue(&n2, pb, pa, 2, "pool rbwnt header-like row");
 }
 
+/* ---------- the items function: batches, memory, failure ---------- */
+
+
+/* The most heap the run used beyond a baseline, sampled in every callback; the callbacks keep
+ * nothing, so what grows is the layer's. */
+static long long heap_base, heap_peak;
+static long long heap_after_big; /* the most beyond the baseline in the rows after the first */
+static int heap_rows;
+static size_t heap_batches;
+
+static void heap_sample(void)
+{
+    long long d = check_heap_in_use() - heap_base;
+    if (d > heap_peak) heap_peak = d;
+    if (heap_rows > 0 && d > heap_after_big) heap_after_big = d;
+}
+
+static int heap_items_cb(void *ctx, size_t first, const proto_str *items, size_t n)
+{
+    (void)ctx;
+    (void)first;
+    (void)items;
+    (void)n;
+    heap_batches++;
+    heap_sample();
+    return 0;
+}
+
+static int heap_cb(void *ctx, const proto_value *v, proto_result *res)
+{
+    (void)ctx;
+    (void)v;
+    heap_sample();
+    heap_rows++;
+    res->p = "";
+    res->n = 0;
+    return 0;
+}
+
+/* Runs cfg on in (answers discarded) with the heap sampled; returns proto_serve_mem's code. */
+static int run_heap(const proto_config *cfg, const bytes *in, size_t step)
+{
+    proto_config c = *cfg;
+    if (c.items_fn) c.items_fn = heap_items_cb;
+    proto_error err;
+    heap_peak = heap_after_big = 0;
+    heap_rows = 0;
+    heap_batches = 0;
+    heap_base = check_heap_in_use();
+    return proto_serve_mem(&c, in->p, in->n, step, heap_cb, NULL, NULL, NULL, &err);
+}
+
+static void test_items_fn(void)
+{
+    /* 300 000 items in one row, the same in RowBinary and TabSeparated */
+    size_t items = 300000;
+    bytes rb = {0}, tsv = {0};
+    b_str(&rb, "2\n");
+    rbwnt_header(&rb, "a", "Array(Nullable(String))");
+    b_varint(&rb, items);
+    b_str(&tsv, "2\n[");
+    for (size_t i = 0; i < items; i++) {
+        if (i) b_str(&tsv, ",");
+        if (i % 5 == 0) {
+            b_str(&rb, "\x01");
+            b_str(&tsv, "NULL");
+        } else {
+            char v[16];
+            int k = snprintf(v, sizeof v, "v%zu", i % 1000);
+            b_add(&rb, "\0", 1);
+            b_bin_str(&rb, v, (size_t)k);
+            b_str(&tsv, "'");
+            b_str(&tsv, v);
+            b_str(&tsv, "'");
+        }
+    }
+    b_varint(&rb, 1);
+    b_add(&rb, "\0\x01z", 3);
+    b_str(&tsv, "]\n['z']\n");
+
+    proto_config plain = cfg_of(PROTO_ROWBINARY_NT, 1, PROTO_ARG_STRING_ARRAY, NULL);
+    proto_config streamed = plain;
+    streamed.items_fn = items_cb;
+    proto_config tplain = cfg_of(PROTO_TSV, 1, PROTO_ARG_STRING_ARRAY, NULL);
+    proto_config tstreamed = tplain;
+    tstreamed.items_fn = items_cb;
+    result want = run_mem(&plain, rb.p, rb.n, 4096, 0, 0);
+    result got = run_mem(&streamed, rb.p, rb.n, 4096, 0, 0);
+    result tgot = run_mem(&tstreamed, tsv.p, tsv.n, 4096, 0, 0);
+    CHECK_EQ_INT(want.rc, 0);
+    CHECK_EQ_INT(got.rc, 0);
+    CHECK_EQ_INT(tgot.rc, 0);
+    CHECK_EQ_STR(got.log.p, want.log.p);
+    CHECK_EQ_STR(tgot.log.p, want.log.p);
+    CHECK_EQ_INT(got.order_bad, 0);
+    CHECK_EQ_INT(tgot.order_bad, 0);
+    CHECK(got.out.n == want.out.n && !memcmp(got.out.p, want.out.p, got.out.n));
+    res_free(&want);
+    res_free(&got);
+    res_free(&tgot);
+
+    /* handed over in batches of at most 4096 items, the big row in at least 74 calls; the item
+     * table (7 MB) and the whole row (1.5 MB) are never held, so the layer's memory stays below
+     * half a MiB while the row streams by */
+    CHECK_EQ_INT(run_heap(&streamed, &rb, 4096), 0);
+    CHECK(heap_batches >= 75);
+    long long streamed_peak = heap_peak;
+    CHECK_EQ_INT(run_heap(&plain, &rb, 4096), 0);
+    long long plain_peak = heap_peak;
+    if (CHECK_HEAP_KNOWN) {
+        if (streamed_peak >= 512 * 1024 || plain_peak < 4 * 1024 * 1024)
+            fprintf(stderr, "heap beyond the input: %lld with the items function, %lld without\n",
+                    streamed_peak, plain_peak);
+        CHECK(streamed_peak < 512 * 1024);
+        CHECK(plain_peak >= 4 * 1024 * 1024);
+    }
+    CHECK_EQ_INT(run_heap(&tstreamed, &tsv, 4096), 0);
+    CHECK(heap_batches >= 75);
+
+    /* a failing items function stops the run before the row is answered */
+    rec r = {.cfg = &streamed, .fail_items_at = 3};
+    proto_error err = {"", 0};
+    char *out = NULL;
+    size_t out_n = 0;
+    int rc = proto_serve_mem(&streamed, rb.p, rb.n, 0, cb, &r, &out, &out_n, &err);
+    CHECK_EQ_INT(rc, PROTO_ECALLBACK);
+    CHECK_EQ_STR(err.msg, "the items function failed");
+    CHECK_EQ_INT(r.rows, 0);
+    free(out);
+    b_free(&r.pend);
+    b_free(&r.log);
+    b_free(&r.res);
+    b_free(&rb);
+    b_free(&tsv);
+}
+
+/* After a big row the layer shrinks back: the rows after it run in the initial buffers. */
+static void test_give_back(void)
+{
+    if (!CHECK_HEAP_KNOWN) return;
+    size_t big = 8u << 20;
+    bytes in = {0};
+    proto_config c = cfg_of(PROTO_ROWBINARY_NT, 0, PROTO_ARG_STRING, NULL);
+    rbwnt_header(&in, "raw", "String");
+    b_varint(&in, big);
+    b_add(&in, NULL, big);
+    memset(in.p + in.n - big, 'q', big);
+    for (int i = 0; i < 50; i++) b_bin_str(&in, "small", 5);
+    CHECK_EQ_INT(run_heap(&c, &in, 65536), 0);
+    if (heap_peak < (long long)big || heap_after_big >= 256 * 1024)
+        fprintf(stderr, "give back: peak %lld, after the big row %lld\n", heap_peak, heap_after_big);
+    CHECK(heap_peak >= (long long)big);
+    CHECK(heap_after_big < 256 * 1024);
+    CHECK_EQ_INT(heap_rows, 51);
+
+    /* the item table of a 100 000-item row (2.4 MB) goes too */
+    in.n = 0;
+    proto_config a = cfg_of(PROTO_ROWBINARY_NT, 0, PROTO_ARG_STRING_ARRAY, NULL);
+    rbwnt_header(&in, "a", "Array(String)");
+    b_varint(&in, 100000);
+    for (int i = 0; i < 100000; i++) b_bin_str(&in, "x", 1);
+    for (int i = 0; i < 50; i++) {
+        b_varint(&in, 1);
+        b_bin_str(&in, "y", 1);
+    }
+    CHECK_EQ_INT(run_heap(&a, &in, 0), 0);
+    if (heap_peak < 2000000 || heap_after_big >= 256 * 1024)
+        fprintf(stderr, "give back (items): peak %lld, after the big row %lld\n", heap_peak, heap_after_big);
+    CHECK(heap_peak >= 2000000);
+    CHECK(heap_after_big < 256 * 1024);
+    b_free(&in);
+}
+
+/* A header type the function cannot take: with a name, a message a SQL caller understands,
+ * and in every case the block answered with a result header and no rows. */
+static void test_wrong_type(void)
+{
+    struct {
+        proto_arg_kind kind;
+        const char *type, *want;
+    } cases[] = {
+        {PROTO_ARG_STRING, "UInt8", "f takes a String-like argument, got UInt8"},
+        {PROTO_ARG_STRING, "Array(UInt8)", "f takes a String-like argument, got Array(UInt8)"},
+        {PROTO_ARG_STRING, "Array(String)", "f takes a String-like argument, got Array(String)"},
+        {PROTO_ARG_STRING_ARRAY, "Array(UInt8)", "f takes an Array of String-like items, got Array(UInt8)"},
+        {PROTO_ARG_STRING_ARRAY, "Nullable(String)", "f takes an Array of String-like items, got Nullable(String)"},
+        {PROTO_ARG_STRING, "Map(\nString,\tUInt8)", "f takes a String-like argument, got Map(?String,?UInt8)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int chunk = 0; chunk < 2; chunk++) {
+            bytes in = {0};
+            if (chunk) b_str(&in, "1\n");
+            rbwnt_header(&in, "x", cases[i].type);
+            b_add(&in, "\x01\x02\x03", 3);
+            proto_config c = cfg_of(PROTO_ROWBINARY_NT, chunk, cases[i].kind, NULL);
+            c.name = "f";
+            result x = run_mem(&c, in.p, in.n, 0, 0, 0);
+            CHECK_EQ_INT(x.rc, PROTO_EINPUT);
+            CHECK_EQ_STR(x.err.msg, cases[i].want);
+            CHECK(x.out.n == sizeof RESULT_HDR - 1 && !memcmp(x.out.p, RESULT_HDR, x.out.n));
+            CHECK_EQ_INT(x.log.n, 0);
+            res_free(&x);
+            /* without a name, the layer's plain words */
+            c.name = NULL;
+            x = run_mem(&c, in.p, in.n, 0, 0, 0);
+            CHECK(x.err.msg && (strstr(x.err.msg, "unknown type") || strstr(x.err.msg, "does not fit")));
+            CHECK(x.out.n == sizeof RESULT_HDR - 1);
+            res_free(&x);
+            b_free(&in);
+        }
+    }
+    /* a long type is cut, the message stays one bounded line */
+    bytes in = {0}, t = {0};
+    for (int i = 0; i < 50; i++) b_str(&t, "Tuple(UInt8, ");
+    rbwnt_header(&in, "x", t.p);
+    proto_config c = cfg_of(PROTO_ROWBINARY_NT, 0, PROTO_ARG_STRING, NULL);
+    c.name = "order_wire_class";
+    result x = run_mem(&c, in.p, in.n, 0, 0, 0);
+    CHECK(x.err.msg && strlen(x.err.msg) < 192 && strncmp(x.err.msg, "order_wire_class takes", 22) == 0);
+    CHECK(x.err.msg && !strcmp(x.err.msg + strlen(x.err.msg) - 3, "..."));
+    res_free(&x);
+    /* a UInt128 function answers its own result header */
+    c.res_kind = PROTO_RES_UINT128;
+    c.arg_kind = PROTO_ARG_STRING_ARRAY;
+    c.name = "hashdiff";
+    in.n = 0;
+    b_str(&in, "1\n");
+    rbwnt_header(&in, "attributes", "Array(UInt8)");
+    c.chunk_header = 1;
+    x = run_mem(&c, in.p, in.n, 0, 0, 0);
+    CHECK_EQ_STR(x.err.msg, "hashdiff takes an Array of String-like items, got Array(UInt8)");
+    CHECK(x.out.n == 16 && !memcmp(x.out.p, "\x01\x06result\x07UInt128", 16));
+    res_free(&x);
+    /* TabSeparated cannot name the type; an item that is not a string still says what it takes */
+    proto_config ta = cfg_of(PROTO_TSV, 0, PROTO_ARG_STRING_ARRAY, NULL);
+    ta.name = "hashdiff";
+    x = run_mem(&ta, "[1,2]\n", 6, 0, 0, 0);
+    CHECK_EQ_INT(x.rc, PROTO_EINPUT);
+    CHECK(x.err.msg && strstr(x.err.msg, "hashdiff takes an Array of String-like items") != NULL);
+    res_free(&x);
+    b_free(&in);
+    b_free(&t);
+}
+
+/* An array row arriving in two writes on a pipe held open (pool mode) with an items function:
+ * answered as soon as its last byte is there, never waiting for bytes past it. */
+static int count_row(void *ctx, const proto_value *v, proto_result *res)
+{
+    static char txt[32];
+    (void)ctx;
+    int k = snprintf(txt, sizeof txt, "%zu", v->n_items);
+    res->p = txt;
+    res->n = (size_t)k;
+    return 0;
+}
+
+static int count_items(void *ctx, size_t first, const proto_str *items, size_t n)
+{
+    (void)ctx;
+    (void)first;
+    (void)items;
+    (void)n;
+    return 0;
+}
+
+static void test_streamed_pool(void)
+{
+    bytes in = {0};
+    b_str(&in, "1\n");
+    rbwnt_header(&in, "a", "Array(String)");
+    b_varint(&in, 20000);
+    for (int i = 0; i < 20000; i++) b_bin_str(&in, "xyz", 3);
+    proto_config c = cfg_of(PROTO_ROWBINARY_NT, 1, PROTO_ARG_STRING_ARRAY, NULL);
+    c.items_fn = count_items;
+    int to[2], from[2];
+    if (pipe(to) || pipe(from)) abort();
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(to[1]);
+        close(from[0]);
+        proto_error err;
+        _exit(proto_serve(&c, to[0], from[1], count_row, NULL, &err) == 0 ? 0 : 1);
+    }
+    close(to[0]);
+    close(from[1]);
+    /* the child parses the first part and waits for the rest, which is shorter than what it
+     * already consumed (a read position moved by the items must not inflate the wait) */
+    size_t part = in.n * 3 / 4;
+    int ok = write(to[1], in.p, part) == (ssize_t)part;
+    usleep(50000);
+    ok = ok && write(to[1], in.p + part, in.n - part) == (ssize_t)(in.n - part);
+    const char want[] = RESULT_HDR "\x05" "20000";
+    char got[64] = {0};
+    ok = ok && read_exact_timeout(from[0], got, sizeof want - 1, 5000) == 0 && !memcmp(got, want, sizeof want - 1);
+    if (!ok) fprintf(stderr, "streamed pool: the row was not answered while stdin stayed open\n");
+    CHECK(ok);
+    close(to[1]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    close(from[0]);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    b_free(&in);
+}
+
 /* ---------- streams captured from the 26.5 engine (tests/fixtures/proto/capture.sh) ---------- */
 
 static char *slurp(const char *name, size_t *n)
@@ -963,5 +1331,9 @@ int main(void)
     test_padding();
     test_big();
     test_pool();
+    test_items_fn();
+    test_give_back();
+    test_wrong_type();
+    test_streamed_pool();
     return check_report();
 }

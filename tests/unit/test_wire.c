@@ -167,12 +167,75 @@ static wire_class nested_root(int levels)
     return c;
 }
 
+/* Issue 10, repro 1: a string value followed by ':' and garbage, which simdjson's skipping
+ * used to pass over unchecked; tail goes right after order_id's value. */
+static wire_class with_tail_after_order_id(const char *tail)
+{
+    static const char *fmt =
+        "{\"order_id\":\"ORD-0001\"%s,\"user_id\":42,\"status\":\"paid\","
+        "\"created_at\":\"2024-02-29T23:59:59.999Z\",\"updated_at\":\"2024-03-01T00:00:00.000Z\","
+        "\"items_total\":\"10.00\",\"discount\":\"0.00\",\"delivery\":\"1.50\",\"total\":\"11.50\","
+        "\"items\":[],\"snapshot_date\":\"2024-03-01\"}";
+    char out[700];
+    int n = snprintf(out, sizeof out - WIRE_PADDING, fmt, tail);
+    memset(out + n, '}', WIRE_PADDING);
+    wire_explain why;
+    wire_class c = wire_classify(out, (size_t)n, NULL);
+    CHECK_EQ_INT(wire_classify(out, (size_t)n, &why), c);
+    return c;
+}
+
+/* items = [ + level-3 nested arrays (objects {"k": when obj) + inner + closers + ]: inner sits
+ * at level `level` (the root object is level 1, items level 2). */
+static wire_class items_at_level(int level, int obj, const char *inner)
+{
+    size_t k = (size_t)level - 3, il = strlen(inner), open = obj ? 5 : 1;
+    size_t n = 2 + k * (open + 1) + il;
+    char *s = malloc(n), *q = s;
+    *q++ = '[';
+    for (size_t i = 0; i < k; i++, q += open)
+        memcpy(q, obj ? "{\"k\":" : "[", open);
+    memcpy(q, inner, il);
+    q += il;
+    memset(q, obj ? '}' : ']', k);
+    q[k] = ']';
+    wire_class c = with_items(s, n);
+    free(s);
+    return c;
+}
+
 static void run_generated(void)
 {
-    /* Nesting: the root object is level 1, so items with 999 arrays reach 1000 levels. */
+    /* Issue 10, repro 1: a string value followed by ':' no longer switches validation off. */
+    CHECK_EQ_INT(with_tail_after_order_id(""), WIRE_VALID);
+    CHECK_EQ_INT(with_tail_after_order_id(":tru]"), WIRE_NOT_AN_OBJECT);
+    CHECK_EQ_INT(with_tail_after_order_id(":1]"), WIRE_NOT_AN_OBJECT);
+    CHECK_EQ_INT(with_tail_after_order_id(":\"x\":\"\\q\"}"), WIRE_NOT_AN_OBJECT);
+    CHECK_EQ_INT(with_tail_after_order_id(":1e400]"), WIRE_NOT_AN_OBJECT);
+    const char *ab = "{\"a\":\"b\":1]}";
+    char abp[96];
+    memcpy(abp, ab, strlen(ab));
+    memset(abp + strlen(ab), ' ', WIRE_PADDING);
+    CHECK_EQ_INT(wire_classify(abp, strlen(ab), NULL), WIRE_NOT_AN_OBJECT);
+
+    /* Issue 10, repro 2, as the engine measures depth (tests/bats/order_wire_class.bats checks
+     * the same grid against isValidJSON): any value at level 1024 is fine, at 1025 refused. */
+    static const char *inner[] = {"1", "\"s\"", "null", "{}", "[]", "{\"k\":1}"};
+    for (int obj = 0; obj < 2; obj++)
+        for (size_t i = 0; i < sizeof inner / sizeof *inner; i++)
+            for (int level = 1019; level <= 1026; level++) {
+                /* {"k":1} and non-empty containers put a value one level further down */
+                int deepest = level + (inner[i][1] == '"' && inner[i][0] == '{' ? 1 : 0);
+                wire_class want = deepest <= 1024 ? WIRE_VALID : WIRE_NOT_AN_OBJECT;
+                wire_class got = items_at_level(level, obj, inner[i]);
+                if (got != want)
+                    fprintf(stderr, "depth grid: %s at level %d (%s): got %d\n", inner[i], level,
+                            obj ? "objects" : "arrays", got);
+                CHECK_EQ_INT(got, want);
+            }
     CHECK_EQ_INT(nested_items(999), WIRE_VALID);
-    CHECK_EQ_INT(nested_items(1023), WIRE_VALID);  /* 1024 levels */
-    CHECK_EQ_INT(nested_items(1024), WIRE_NOT_AN_OBJECT); /* 1025 */
+    CHECK_EQ_INT(nested_items(1022), WIRE_VALID);         /* 1 at level 1024 */
+    CHECK_EQ_INT(nested_items(1023), WIRE_NOT_AN_OBJECT); /* 1 at level 1025 */
     CHECK_EQ_INT(nested_items(100000), WIRE_NOT_AN_OBJECT);
     CHECK_EQ_INT(nested_root(1025), WIRE_NOT_AN_OBJECT);
     CHECK_EQ_INT(nested_root(1000), WIRE_NOT_AN_OBJECT); /* valid JSON, not an object */
@@ -201,11 +264,11 @@ static void run_generated(void)
     num[0] = '[';
     memset(num + 1, '9', 309);
     strcpy(num + 310, ".5]");
-    CHECK_EQ_INT(with_items(num, strlen(num)), WIRE_FIELD_INVALID); /* 10^309 > DBL_MAX */
+    CHECK_EQ_INT(with_items(num, strlen(num)), WIRE_NOT_AN_OBJECT); /* 10^309 > DBL_MAX */
     strcpy(num, "[0.");
     memset(num + 3, '9', 1000);
     strcpy(num + 1003, "e309]");
-    CHECK_EQ_INT(with_items(num, strlen(num)), WIRE_FIELD_INVALID); /* rounds to 1e309 */
+    CHECK_EQ_INT(with_items(num, strlen(num)), WIRE_NOT_AN_OBJECT); /* rounds to 1e309 */
     num[3] = '1', num[4] = '0'; /* 0.10999…e309: finite */
     CHECK_EQ_INT(with_items(num, strlen(num)), WIRE_VALID);
     strcpy(num, "[0.17976931348623157e309,-17976931348623157");
@@ -213,7 +276,7 @@ static void run_generated(void)
     strcpy(num + 43 + 292, ".0]");
     CHECK_EQ_INT(with_items(num, strlen(num)), WIRE_VALID); /* DBL_MAX, written two ways */
     strcpy(num, "[1e99999999999999999999999999]");
-    CHECK_EQ_INT(with_items(num, strlen(num)), WIRE_FIELD_INVALID);
+    CHECK_EQ_INT(with_items(num, strlen(num)), WIRE_NOT_AN_OBJECT);
     strcpy(num, "[1e-99999999999999999999999999, 0.0000e99999999999999999999]");
     CHECK_EQ_INT(with_items(num, strlen(num)), WIRE_VALID);
     CHECK_EQ_INT(with_items("1", 1), WIRE_FIELD_INVALID); /* items must be an array */
