@@ -52,11 +52,11 @@ for f in "${fns[@]}"; do
         args+=("$side-$f" "cd $(printf %q "$work") && $(printf %q "$BIN/chlocal") --udf-config $(printf %q "$cfg") --path db -q $(printf %q "SELECT max($expr) FROM cust")")
     done
 done
-# The floor of any executable UDF here: same protocol and settings, no work (tests/udf/proto_floor.c).
+# The floor of any executable UDF here: same protocol and settings, no work (tests/helpers/proto_floor.c).
 # A UDF cannot beat it, so it shows how much of each UDF's time is the engine's side of the pipe.
 mkdir -p "$work/cfg"
-cp "$cfg" "$ROOT/tests/udf/floor_function.xml" "$work/cfg/"
-args+=("floor" "cd $(printf %q "$work") && $(printf %q "$BIN/chlocal") --udf-config $(printf %q "$work/cfg/*_function.xml") --path db -q $(printf %q "SELECT max(proto_floor($cols)) FROM cust")")
+cp "$cfg" "$ROOT/tests/helpers/floor_function.xml" "$work/cfg/"
+args+=("floor" "cd $(printf %q "$work") && $(printf %q "$BIN/chlocal") --udf-dir $(printf %q "$BUILD/tests/user_scripts") --udf-config $(printf %q "$work/cfg/*_function.xml") --path db -q $(printf %q "SELECT max(proto_floor($cols)) FROM cust")")
 bench_interleave "${BENCH_REPS:-3}" "${args[@]}"
 bench_row "protocol floor: a UDF that hashes nothing, vs native hashdiff" "$rows" floor native-hashdiff
 

@@ -75,21 +75,21 @@ load helpers
 }
 
 @test "an executable UDF defined in tests/ runs through --udf-dir/--udf-config" {
-    run_split chlocal --udf-dir "$ROOT/tests/udf" --udf-config "$ROOT/tests/udf/test_function.xml" \
+    run_split chlocal --udf-dir "$ROOT/tests/helpers" --udf-config "$ROOT/tests/helpers/test_function.xml" \
         -q "SELECT t_upper(concat('row ', toString(number))) FROM numbers(3)"
     [ "$status" -eq 0 ]
     [ "$output" = "$(printf 'ROW 0\nROW 1\nROW 2')" ]
 }
 
 @test "UDF settings given after -- win over chlocal's defaults" {
-    run_split chlocal -q "SELECT t_upper('x')" -- --user_scripts_path="$ROOT/tests/udf" \
-        --user_defined_executable_functions_config="$ROOT/tests/udf/test_function.xml"
+    run_split chlocal -q "SELECT t_upper('x')" -- --user_scripts_path="$ROOT/tests/helpers" \
+        --user_defined_executable_functions_config="$ROOT/tests/helpers/test_function.xml"
     [ "$status" -eq 0 ]
     [ "$output" = "X" ]
 }
 
 @test "--no-udf installs no UDF" {
-    run_split chlocal --no-udf --udf-dir "$ROOT/tests/udf" --udf-config "$ROOT/tests/udf/test_function.xml" -q "SELECT t_upper('x')"
+    run_split chlocal --no-udf --udf-dir "$ROOT/tests/helpers" --udf-config "$ROOT/tests/helpers/test_function.xml" -q "SELECT t_upper('x')"
     [ "$status" -eq 1 ]
     [[ "$stderr_text" == *"t_upper"* ]]
 }

@@ -1,7 +1,10 @@
 # helpers.bash: loaded by every .bats file; paths to the build and a chlocal that runs in a
 # per-test temporary directory (clickhouse local treats files in its working directory as tables).
 ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-BIN=${ODS_BUILD_DIR:-$ROOT/build}/bin
+BUILD_DIR=${ODS_BUILD_DIR:-$ROOT/build}
+BIN=$BUILD_DIR/bin
+# A user_scripts_path holding the test-only UDFs (proto_echo, proto_floor) and links to the shipped ones.
+TEST_UDFS=$BUILD_DIR/tests/user_scripts
 export CHLOCAL_LIBCHDB=${CHLOCAL_LIBCHDB:-$ROOT/.deps/chdb/libchdb.so}
 
 chlocal() { "$BIN/chlocal" "$@"; }

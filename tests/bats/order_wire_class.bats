@@ -255,7 +255,7 @@ SQL
 
 # The property test from the issue: on 120 000 generated rows (half valid by construction, half
 # near misses), every row the UDF calls '' converts with the contract's own throwing SQL
-# (udf/wire_contract.c, printed by wire_fields) and each typed value, printed back in wire form,
+# (lib/wire_contract.c, printed by wire_fields) and each typed value, printed back in wire form,
 # equals the original JSON token byte for byte. One query; mismatches must be 0.
 @test "property: every '' row types exactly (120000 generated rows)" {
     local checks=() name rule type sql back
@@ -277,7 +277,7 @@ SQL
         else
             checks+=("(${back//V/($sql)} = JSONExtractRaw(raw, '$name'))")
         fi
-    done < <("$BUILD_DIR/tests/wire_fields")
+    done < <("$BUILD_DIR/tests/helpers/wire_fields")
     [ "${#checks[@]}" -eq 11 ]
     local ok
     ok=$(IFS='+'; echo "${checks[*]}")

@@ -6,11 +6,11 @@ load helpers
 setup_file() {
     export MATRIX_DIR="$BATS_FILE_TMPDIR/udf"
     mkdir -p "$MATRIX_DIR"
-    "$ROOT/tests/udf/gen-matrix-configs.sh" "$MATRIX_DIR/matrix_function.xml"
+    "$ROOT/tests/helpers/gen-matrix-configs.sh" "$MATRIX_DIR/matrix_function.xml"
     cp "$ROOT/clickhouse-config/order_wire_function.xml" "$MATRIX_DIR/"
 }
 
-mchlocal() { chlocal --udf-dir "$BIN" --udf-config "$MATRIX_DIR/*_function.xml" "$@"; }
+mchlocal() { chlocal --udf-dir "$TEST_UDFS" --udf-config "$MATRIX_DIR/*_function.xml" "$@"; }
 
 # The mixed rows: NULL, '', tabs, newlines, backslashes, NUL bytes, invalid UTF-8, quotes, every
 # C0 control, 16 kB values, one 16 MiB row (not a constant: the engine would fold the UDF call at
@@ -219,9 +219,9 @@ wire_matrix() {
 # the binary, and exactly the complete rows answered (counted by decoding stdout with the engine).
 bad_input() {
     local bin=$1 args=$2 input=$3 want_rows=$4 msg=$5
-    [ -x "$BIN/$bin" ]
+    [ -x "$TEST_UDFS/$bin" ]
     # shellcheck disable=SC2086
-    printf -- "$input" | "$BIN/$bin" $args >out.bin 2>err.txt && { echo "exit 0 on bad input"; return 1; }
+    printf -- "$input" | "$TEST_UDFS/$bin" $args >out.bin 2>err.txt && { echo "exit 0 on bad input"; return 1; }
     local st=$?
     [ "$st" -eq 1 ] || { echo "exit $st, want 1"; return 1; }
     [ "$(wc -l <err.txt)" -eq 1 ] || { echo "stderr: $(cat err.txt)"; return 1; }
@@ -262,21 +262,21 @@ bad_input() {
 }
 
 @test "proto_echo --help and usage errors" {
-    run_split "$BIN/proto_echo" --help
+    run_split "$TEST_UDFS/proto_echo" --help
     [ "$status" -eq 0 ]
     [[ "$output" == usage:* ]]
-    run_split "$BIN/proto_echo" --bogus
+    run_split "$TEST_UDFS/proto_echo" --bogus
     [ "$status" -eq 2 ]
     [ "$(printf '%s\n' "$stderr_text" | wc -l)" -eq 1 ]
-    run_split "$BIN/proto_echo" --format RowBinary --arg-type UInt8
+    run_split "$TEST_UDFS/proto_echo" --format RowBinary --arg-type UInt8
     [ "$status" -eq 2 ]
-    run_split "$BIN/proto_echo" --format
+    run_split "$TEST_UDFS/proto_echo" --format
     [ "$status" -eq 2 ]
 }
 
 @test "what the engine sends: a header before every block, real types, LowCardinality removed" {
     mkdir udf
-    cp "$BIN/proto_echo" udf/
+    cp "$TEST_UDFS/proto_echo" udf/
     printf '#!/bin/sh\nexec tee -a "$PWD/sent.bin" | "$(dirname "$0")/proto_echo" "$@"\n' >udf/cap.sh
     chmod +x udf/cap.sh
     cat >udf/cap_function.xml <<'XML'
@@ -296,11 +296,11 @@ XML
 }
 
 @test "proto_floor answers a zero UInt128 for every row, over several blocks" {
-    run_split chlocal --udf-config "$ROOT/tests/udf/floor_function.xml" --max_block_size=1000 \
+    run_split chlocal --udf-dir "$TEST_UDFS" --udf-config "$ROOT/tests/helpers/floor_function.xml" --max_block_size=1000 \
         -q "SELECT count(), sum(proto_floor([toString(number), NULL]) = 0) FROM numbers(5000)"
     [ "$status" -eq 0 ]
     [ "$output" = "$(printf '5000\t5000')" ]
-    run_split "$BIN/proto_floor" --bogus
+    run_split "$TEST_UDFS/proto_floor" --bogus
     [ "$status" -eq 2 ]
 }
 

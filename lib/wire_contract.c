@@ -1,0 +1,52 @@
+/* wire_contract: the one table of the contract's 11 fields: key, rule, ODS type and the
+ * throwing SQL that types it. Change it here and the classifier, DDL and SQL follow. */
+#include "wire_contract.h"
+
+#include <string.h>
+
+/* The sql_extract templates, each checked on the engine (tests/bats/ods-ddl.bats). Every one
+ * yields exactly the value the contract's text denotes, or throws; the obvious spellings do
+ * not: toDate('2026-02-30') is 2026-03-02, toDateTime64 turns 24:00 and :60 into the next day
+ * and drops a 4th fraction digit, toDecimal64('1.234', 2) is 1.23, JSONExtract(.., 'String')
+ * of a number is its text and of a missing key '', JSONExtractRaw prints 1.0 as 1. Hence: a
+ * JSON type check (NULL cast to a non-Nullable type throws), the contract's exact shape as a
+ * regular expression over JSONExtractRaw's quoted text (no match gives '', which no parser
+ * accepts), and Joda parsing, which rejects impossible dates and times. "%s" may occur more
+ * than once: each one stands for the key. */
+#define X_TEXT "CAST(if(JSONType(raw, '%s') = 'String', JSONExtractString(raw, '%s'), NULL) AS String)"
+#define X_TIMESTAMP                                                                  \
+    "parseDateTime64InJodaSyntax(extract(JSONExtractRaw(raw, '%s'), "                \
+    "'^\"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.][0-9]{3}Z)\"$'), " \
+    "'yyyy-MM-dd''T''HH:mm:ss.SSS''Z''', 'UTC')"
+#define X_MONEY                                                                       \
+    "toDecimal64(extract(JSONExtractRaw(raw, '%s'), "                                 \
+    "'^\"(0[.]00|-?(?:0[.](?:0[1-9]|[1-9][0-9])|[1-9][0-9]{0,15}[.][0-9]{2}))\"$'), 2)"
+
+const wire_field WIRE_FIELDS[WIRE_NFIELDS] = {
+    {"order_id", WIRE_RULE_TEXT, "String", X_TEXT},
+    {"user_id", WIRE_RULE_USER_ID, "UInt64",
+     "toUInt64(extract(concat(JSONType(raw, '%s'), ' ', JSONExtractRaw(raw, '%s')), "
+     "'^Int64 ([1-9][0-9]*)$'))"},
+    {"status", WIRE_RULE_TEXT, "LowCardinality(String)", X_TEXT},
+    {"created_at", WIRE_RULE_TIMESTAMP, "DateTime64(3, 'UTC')", X_TIMESTAMP},
+    {"updated_at", WIRE_RULE_TIMESTAMP, "DateTime64(3, 'UTC')", X_TIMESTAMP},
+    {"items_total", WIRE_RULE_MONEY, "Decimal(18, 2)", X_MONEY},
+    {"discount", WIRE_RULE_MONEY, "Decimal(18, 2)", X_MONEY},
+    {"delivery", WIRE_RULE_MONEY, "Decimal(18, 2)", X_MONEY},
+    {"total", WIRE_RULE_MONEY, "Decimal(18, 2)", X_MONEY},
+    /* Stored as JSONExtractRaw prints the array (minified, numbers re-printed), not its bytes. */
+    {"items", WIRE_RULE_ITEMS, "String",
+     "CAST(if(JSONType(raw, '%s') = 'Array', JSONExtractRaw(raw, '%s'), NULL) AS String)"},
+    {"snapshot_date", WIRE_RULE_DATE, "Date",
+     "toDate(parseDateTime64InJodaSyntax(extract(JSONExtractRaw(raw, '%s'), "
+     "'^\"((?:19[7-9][0-9]|20[0-9]{2}|21[0-3][0-9]|214[0-8])-[0-9]{2}-[0-9]{2}"
+     "|2149-0[1-5]-[0-9]{2}|2149-06-0[1-6])\"$'), 'yyyy-MM-dd', 'UTC'))"},
+};
+
+const wire_field *wire_field_by_name(const char *key, size_t len)
+{
+    for (size_t i = 0; i < WIRE_NFIELDS; i++)
+        if (strlen(WIRE_FIELDS[i].name) == len && memcmp(WIRE_FIELDS[i].name, key, len) == 0)
+            return &WIRE_FIELDS[i];
+    return NULL;
+}

@@ -1,0 +1,317 @@
+/* ddl_gen: writes the schema, transition and Kafka-reader SQL from the wire contract's field
+ * table; docs/schema.md gives the reason behind each choice made here. */
+#include "ddl.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+/* The Kafka delivery coordinates, kept with every raw and every rejected message. */
+static const char *const KAFKA_META[][2] = {
+    {"_topic", "LowCardinality(String)"},
+    {"_partition", "UInt64"},
+    {"_offset", "UInt64"},
+    {"_timestamp", "Nullable(DateTime64(3, 'UTC'))"},
+    {"_key", "String"},
+};
+#define N_META (sizeof KAFKA_META / sizeof KAFKA_META[0])
+
+/* The predicate of the bad branch; the good branch is NOT (BAD). */
+#define BAD "order_wire_class(raw) != ''"
+
+static int set_err(ddl_error *err, const char *msg, const char *what)
+{
+    if (err) {
+        err->msg = msg;
+        err->what = what;
+    }
+    return DDL_EINVAL;
+}
+
+int ddl_check_ident(const char *s, ddl_error *err)
+{
+    if (!s || !*s)
+        return set_err(err, "must not be empty", NULL);
+    size_t n = strlen(s);
+    if (n > DDL_IDENT_MAX)
+        return set_err(err, "is longer than 64 bytes", NULL);
+    if (!((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
+        return set_err(err, "must start with a letter or '_'", NULL);
+    for (size_t i = 1; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+            return set_err(err, "may hold only letters, digits and '_'", NULL);
+    }
+    return 0;
+}
+
+int ddl_check_kafka(const char *s, int is_broker_list, ddl_error *err)
+{
+    if (!s || !*s)
+        return set_err(err, "must not be empty", NULL);
+    size_t n = strlen(s);
+    if (n > DDL_KAFKA_MAX)
+        return set_err(err, "is longer than 1024 bytes", NULL);
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                 c == '.' || c == '_' || c == '-';
+        if (is_broker_list)
+            ok = ok || c == ':' || c == ',' || c == '[' || c == ']';
+        if (!ok)
+            return set_err(err,
+                           is_broker_list ? "may hold only letters, digits and . _ - : , [ ]"
+                                          : "may hold only letters, digits and . _ -",
+                           NULL);
+    }
+    return 0;
+}
+
+/* ddl_check_ident or ddl_check_kafka (kafka >= 0: is_broker_list) with err->what = what. */
+static int check_one(const char *v, const char *what, int kafka, ddl_error *err)
+{
+    int rc = kafka < 0 ? ddl_check_ident(v, err) : ddl_check_kafka(v, kafka, err);
+    if (rc < 0 && err)
+        err->what = what;
+    return rc;
+}
+
+int ddl_check_opts(const ddl_opts *o, int need_kafka, ddl_error *err)
+{
+    if (check_one(o->stg_db, "--stg-db", -1, err) < 0 || check_one(o->ods_db, "--ods-db", -1, err) < 0)
+        return DDL_EINVAL;
+    if (o->cluster && check_one(o->cluster, "--cluster", -1, err) < 0) /* NULL: one node */
+        return DDL_EINVAL;
+    if (o->replicated && !o->cluster)
+        return set_err(err, "needs --cluster", "--replicated");
+    if (!need_kafka)
+        return 0;
+    const struct {
+        const char *v, *what;
+        int brokers;
+    } kv[] = {{o->brokers, "--brokers", 1}, {o->topic, "--topic", 0}, {o->group, "--group", 0}};
+    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
+        if (!kv[i].v)
+            return set_err(err, "is required", kv[i].what);
+        if (check_one(kv[i].v, kv[i].what, kv[i].brokers, err) < 0)
+            return DDL_EINVAL;
+    }
+    return 0;
+}
+
+/* Output goes through these; the first failure sticks in *st so callers check once. */
+static void put(int *st, FILE *out, const char *fmt, ...)
+{
+    if (*st)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vfprintf(out, fmt, ap) < 0)
+        *st = DDL_EIO;
+    va_end(ap);
+}
+
+int ddl_quote(FILE *out, const char *s)
+{
+    if (fputc('\'', out) == EOF)
+        return DDL_EIO;
+    for (; *s; s++) {
+        if ((*s == '\'' || *s == '\\') && fputc('\\', out) == EOF)
+            return DDL_EIO;
+        if (fputc(*s, out) == EOF)
+            return DDL_EIO;
+    }
+    return fputc('\'', out) == EOF ? DDL_EIO : 0;
+}
+
+static void quote(int *st, FILE *out, const char *s)
+{
+    if (!*st)
+        *st = ddl_quote(out, s);
+}
+
+int ddl_extract(FILE *out, const wire_field *f)
+{
+    const char *p = f->sql_extract;
+    for (const char *q; (q = strstr(p, "%s")); p = q + 2)
+        if (fprintf(out, "%.*s%s", (int)(q - p), p, f->name) < 0)
+            return DDL_EIO;
+    return fputs(p, out) == EOF ? DDL_EIO : 0;
+}
+
+/* " ON CLUSTER name" or nothing. */
+static void on_cluster(int *st, FILE *out, const ddl_opts *o)
+{
+    if (o->cluster)
+        put(st, out, " ON CLUSTER %s", o->cluster);
+}
+
+/* ENGINE = [Replicated]NAME[(args)]: a replica path per shard, table and database. */
+static void engine(int *st, FILE *out, const ddl_opts *o, const char *name, const char *db,
+                   const char *table, const char *args)
+{
+    if (o->replicated) {
+        char path[3 * DDL_IDENT_MAX + 64];
+        snprintf(path, sizeof path, "/clickhouse/tables/{shard}/%s/%s", db, table);
+        put(st, out, "ENGINE = Replicated%s(", name);
+        quote(st, out, path);
+        put(st, out, ", '{replica}'%s%s)\n", args ? ", " : "", args ? args : "");
+    } else if (args) {
+        put(st, out, "ENGINE = %s(%s)\n", name, args);
+    } else {
+        put(st, out, "ENGINE = %s\n", name);
+    }
+}
+
+static void meta_columns(int *st, FILE *out)
+{
+    for (size_t i = 0; i < N_META; i++)
+        put(st, out, "    %s %s,\n", KAFKA_META[i][0], KAFKA_META[i][1]);
+}
+
+static void meta_names(int *st, FILE *out)
+{
+    for (size_t i = 0; i < N_META; i++)
+        put(st, out, "%s, ", KAFKA_META[i][0]);
+}
+
+static void contract_names(int *st, FILE *out, const char *sep)
+{
+    for (size_t i = 0; i < WIRE_NFIELDS; i++)
+        put(st, out, "%s%s", WIRE_FIELDS[i].name, sep);
+}
+
+/* The local table the Distributed one routes to, or (one node) the table written directly. */
+static const char *target(const ddl_opts *o, const char *local, const char *dist)
+{
+    return o->cluster ? dist : local;
+}
+
+int ddl_schema(FILE *out, const ddl_opts *o)
+{
+    int st = 0;
+    const char *S = o->stg_db, *D = o->ods_db;
+
+    put(&st, out, "-- ods-ddl schema, wire contract %s, %s\n", WIRE_CONTRACT_VERSION,
+        o->cluster ? (o->replicated ? "cluster, replicated" : "cluster") : "one node");
+    if (o->replicated)
+        put(&st, out, "-- The cluster's shards must set <internal_replication>true</internal_replication>:\n"
+                      "-- the Distributed tables write one replica, replication copies the rest.\n");
+    put(&st, out, "CREATE DATABASE IF NOT EXISTS %s", S);
+    on_cluster(&st, out, o);
+    if (strcmp(S, D) != 0) {
+        put(&st, out, ";\n\nCREATE DATABASE IF NOT EXISTS %s", D);
+        on_cluster(&st, out, o);
+    }
+
+    put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.orders_raw", S);
+    on_cluster(&st, out, o);
+    put(&st, out, "\n(\n    raw String,\n");
+    meta_columns(&st, out);
+    put(&st, out, "    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n");
+    engine(&st, out, o, "MergeTree", S, "orders_raw", NULL);
+    put(&st, out, "PARTITION BY toDate(_load_ts)\nORDER BY (_load_id, _topic, _partition, _offset)\n"
+                  "COMMENT ");
+    quote(&st, out, "Kafka messages as received, one batch per _load_id");
+
+    put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_snapshot_rep", D);
+    on_cluster(&st, out, o);
+    put(&st, out, "\n(\n");
+    for (size_t i = 0; i < WIRE_NFIELDS; i++)
+        put(&st, out, "    %s %s,\n", WIRE_FIELDS[i].name, WIRE_FIELDS[i].ods_type);
+    put(&st, out, "    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n");
+    engine(&st, out, o, "ReplacingMergeTree", D, "order_snapshot_rep", "updated_at");
+    put(&st, out, "PARTITION BY toDate(created_at)\nORDER BY order_id\nCOMMENT ");
+    quote(&st, out, "order snapshots, typed by wire contract " WIRE_CONTRACT_VERSION);
+
+    put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_snapshot_errors", D);
+    on_cluster(&st, out, o);
+    put(&st, out, "\n(\n    raw String,\n    error_class LowCardinality(String),\n");
+    meta_columns(&st, out);
+    put(&st, out, "    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n");
+    engine(&st, out, o, "MergeTree", D, "order_snapshot_errors", NULL);
+    put(&st, out, "PARTITION BY toDate(_load_ts)\n"
+                  "ORDER BY (_load_id, error_class, _topic, _partition, _offset)\nCOMMENT ");
+    quote(&st, out, "messages rejected by order_wire_class, raw, with their Kafka coordinates");
+
+    if (o->cluster) {
+        put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_snapshot_dist ON CLUSTER %s "
+                      "AS %s.order_snapshot_rep\n"
+                      "ENGINE = Distributed(%s, %s, order_snapshot_rep, cityHash64(order_id))",
+            D, o->cluster, D, o->cluster, D);
+        put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_snapshot_errors_dist ON CLUSTER %s "
+                      "AS %s.order_snapshot_errors\n"
+                      "ENGINE = Distributed(%s, %s, order_snapshot_errors, "
+                      "cityHash64(_topic, _partition, _offset))",
+            D, o->cluster, D, o->cluster, D);
+    }
+
+    put(&st, out, ";\n\nCREATE VIEW IF NOT EXISTS %s.order_v", D);
+    on_cluster(&st, out, o);
+    put(&st, out, " AS\nSELECT ");
+    contract_names(&st, out, ", ");
+    put(&st, out, "_load_id, _load_ts\nFROM %s.%s FINAL\n"
+                  "SETTINGS do_not_merge_across_partitions_select_final = 0;\n",
+        D, target(o, "order_snapshot_rep", "order_snapshot_dist"));
+    return st;
+}
+
+int ddl_transition(FILE *out, const ddl_opts *o)
+{
+    int st = 0;
+    const char *S = o->stg_db, *D = o->ods_db;
+    /* In the INSERT itself, before SELECT: it governs the Distributed write, not the read. */
+    const char *sync = o->cluster ? "\nSETTINGS distributed_foreground_insert = 1" : "";
+    /* ReplacingMergeTree would collapse two versions of one order_id arriving in one block at
+     * insert time (optimize_on_insert), silently dropping an accepted row: keep every version,
+     * FINAL and merges pick the current one. */
+    const char *keep = o->cluster ? "\nSETTINGS distributed_foreground_insert = 1, optimize_on_insert = 0"
+                                  : "\nSETTINGS optimize_on_insert = 0";
+
+    put(&st, out, "-- ods-ddl transition, wire contract %s: run both, with "
+                  "--param_load_id=ID\n", WIRE_CONTRACT_VERSION);
+    put(&st, out, "INSERT INTO %s.%s (raw, error_class, ", D,
+        target(o, "order_snapshot_errors", "order_snapshot_errors_dist"));
+    meta_names(&st, out);
+    put(&st, out, "_load_id, _load_ts)%s\nSELECT raw, order_wire_class(raw), ", sync);
+    meta_names(&st, out);
+    put(&st, out, "_load_id, _load_ts\nFROM %s.orders_raw\n"
+                  "WHERE _load_id = {load_id:String} AND " BAD ";\n\n", S);
+
+    put(&st, out, "INSERT INTO %s.%s (", D, target(o, "order_snapshot_rep", "order_snapshot_dist"));
+    contract_names(&st, out, ", ");
+    put(&st, out, "_load_id, _load_ts)%s\nSELECT\n", keep);
+    for (size_t i = 0; i < WIRE_NFIELDS; i++) {
+        put(&st, out, "    ");
+        if (!st)
+            st = ddl_extract(out, &WIRE_FIELDS[i]);
+        put(&st, out, " AS %s,\n", WIRE_FIELDS[i].name);
+    }
+    put(&st, out, "    _load_id,\n    _load_ts\nFROM %s.orders_raw\n"
+                  "WHERE _load_id = {load_id:String} AND NOT (" BAD ");\n", S);
+    return st;
+}
+
+int ddl_kafka(FILE *out, const ddl_opts *o)
+{
+    int st = 0;
+    const char *S = o->stg_db;
+
+    put(&st, out, "-- ods-ddl kafka: one consumer, created on this node only; the INSERT "
+                  "reads one batch, run it with --param_load_id=ID\n");
+    put(&st, out, "CREATE TABLE IF NOT EXISTS %s.orders_kafka\n(\n    raw String\n)\nENGINE = Kafka\n"
+                  "SETTINGS\n    kafka_broker_list = ", S);
+    quote(&st, out, o->brokers);
+    put(&st, out, ",\n    kafka_topic_list = ");
+    quote(&st, out, o->topic);
+    put(&st, out, ",\n    kafka_group_name = ");
+    quote(&st, out, o->group);
+    put(&st, out, ",\n    kafka_format = 'RawBLOB',\n    kafka_num_consumers = 1,\n"
+                  "    kafka_commit_on_select = 1;\n\n");
+    put(&st, out, "INSERT INTO %s.orders_raw (raw, ", S);
+    meta_names(&st, out);
+    put(&st, out, "_load_id, _load_ts)\n"
+                  "SELECT raw, _topic, _partition, _offset, _timestamp_ms, _key, {load_id:String}, "
+                  "now64(3, 'UTC')\nFROM %s.orders_kafka\nWHERE raw != ''\n"
+                  "SETTINGS stream_like_engine_allow_direct_select = 1;\n", S);
+    return st;
+}

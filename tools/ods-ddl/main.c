@@ -1,0 +1,173 @@
+/* ods-ddl: prints the order-snapshot schema, the STG → ODS transition and the Kafka reader as
+ * SQL, with columns and types from the wire contract (ddl_gen does the writing). */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ddl.h"
+
+typedef enum { CMD_NONE, CMD_SCHEMA, CMD_TRANSITION, CMD_KAFKA } ods_cmd;
+
+typedef struct {
+    int help;
+    ods_cmd cmd;
+    ddl_opts ddl;
+} args;
+
+static const char USAGE[] =
+    "usage: ods-ddl schema     [--cluster NAME [--replicated]] [--stg-db NAME] [--ods-db NAME]\n"
+    "       ods-ddl transition [--cluster NAME] [--stg-db NAME] [--ods-db NAME]\n"
+    "       ods-ddl kafka      --brokers LIST --topic NAME --group NAME [--stg-db NAME]\n"
+    "       ods-ddl --help\n"
+    "\n"
+    "Prints SQL for the order-snapshot ODS (wire contract " WIRE_CONTRACT_VERSION "), one statement\n"
+    "after another, each ending with ';'. Column names and types come from the contract's one\n"
+    "definition (lib/wire_contract.c). docs/schema.md explains every choice.\n"
+    "\n"
+    "schema      idempotent DDL (IF NOT EXISTS):\n"
+    "              STG.orders_raw              raw String as received, Kafka _topic _partition\n"
+    "                                          _offset _timestamp _key, _load_id, _load_ts;\n"
+    "                                          MergeTree ORDER BY (_load_id, ...)\n"
+    "              ODS.order_snapshot_rep      the 11 typed contract columns, _load_id, _load_ts;\n"
+    "                                          ReplacingMergeTree(updated_at) ORDER BY order_id\n"
+    "                                          PARTITION BY toDate(created_at)\n"
+    "              ODS.order_snapshot_errors   raw, error_class, Kafka coordinates, _load_id,\n"
+    "                                          _load_ts\n"
+    "              ODS.order_v                 one current version per order_id (FINAL)\n"
+    "            with --cluster: ON CLUSTER, ODS.order_snapshot_dist (Distributed, sharded by\n"
+    "            cityHash64(order_id)), ODS.order_snapshot_errors_dist, order_v over _dist FINAL;\n"
+    "            --replicated: Replicated* engines with {shard}/{replica} macros (the cluster\n"
+    "            must set internal_replication).\n"
+    "transition  the two statements that move one load (parameter {load_id:String}):\n"
+    "              rejected rows into the errors table:  ... AND order_wire_class(raw) != ''\n"
+    "              the rest, typed, into the ODS:        ... AND NOT (order_wire_class(raw) != '')\n"
+    "            run with e.g. chlocal --param_load_id=ID; with --cluster they write the _dist\n"
+    "            tables. Typing uses throwing conversions only: a bad value fails the load.\n"
+    "kafka       STG.orders_kafka (Kafka engine, RawBLOB, one consumer; create it on one node\n"
+    "            only) and the INSERT that reads one batch into STG.orders_raw with _load_id =\n"
+    "            {load_id:String} and one _load_ts for the batch; empty messages are skipped.\n"
+    "\n"
+    "options:\n"
+    "  --stg-db NAME     staging database (default stg)\n"
+    "  --ods-db NAME     ODS database (default ods)\n"
+    "  --cluster NAME    generate for this cluster (default: one node, no Distributed tables)\n"
+    "  --replicated      Replicated* engines (needs --cluster)\n"
+    "  --brokers LIST    Kafka broker list, host:port[,host:port...]\n"
+    "  --topic NAME      Kafka topic\n"
+    "  --group NAME      Kafka consumer group\n"
+    "  -h, --help        this text\n"
+    "Names: [A-Za-z_][A-Za-z0-9_]*, at most 64 bytes; Kafka values: letters, digits, '._-'\n"
+    "(broker lists also ':,[]').\n"
+    "\n"
+    "Exit status: 0 SQL printed; 1 writing failed; 2 usage error (unknown option, bad name).\n"
+    "example: ods-ddl schema > schema.sql && chlocal --path db --queries-file schema.sql\n";
+
+/* 0, or -1 with one line on stderr (the caller exits 2). */
+static int parse(int argc, char **argv, args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->ddl.stg_db = "stg";
+    a->ddl.ods_db = "ods";
+    static const struct {
+        const char *name;
+        size_t off;
+    } valued[] = {
+        {"--stg-db", offsetof(ddl_opts, stg_db)}, {"--ods-db", offsetof(ddl_opts, ods_db)},
+        {"--cluster", offsetof(ddl_opts, cluster)}, {"--brokers", offsetof(ddl_opts, brokers)},
+        {"--topic", offsetof(ddl_opts, topic)},     {"--group", offsetof(ddl_opts, group)},
+    };
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+            a->help = 1;
+            return 0;
+        }
+        if (!strcmp(s, "--replicated")) {
+            a->ddl.replicated = 1;
+            continue;
+        }
+        size_t k = 0, nv = sizeof valued / sizeof valued[0];
+        const char *val = NULL;
+        for (; k < nv; k++) {
+            size_t n = strlen(valued[k].name);
+            if (!strncmp(s, valued[k].name, n) && (s[n] == '\0' || s[n] == '=')) {
+                if (s[n] == '=') {
+                    val = s + n + 1;
+                } else if (i + 1 < argc) {
+                    val = argv[++i];
+                } else {
+                    fprintf(stderr, "ods-ddl: %s needs a value (try --help)\n", valued[k].name);
+                    return -1;
+                }
+                break;
+            }
+        }
+        if (k < nv) {
+            *(const char **)((char *)&a->ddl + valued[k].off) = val;
+            continue;
+        }
+        if (s[0] == '-') {
+            fprintf(stderr, "ods-ddl: unknown option '%s' (try --help)\n", s);
+            return -1;
+        }
+        if (a->cmd != CMD_NONE) {
+            fprintf(stderr, "ods-ddl: unexpected argument '%s' (try --help)\n", s);
+            return -1;
+        }
+        a->cmd = !strcmp(s, "schema")       ? CMD_SCHEMA
+                 : !strcmp(s, "transition") ? CMD_TRANSITION
+                 : !strcmp(s, "kafka")      ? CMD_KAFKA
+                                            : CMD_NONE;
+        if (a->cmd == CMD_NONE) {
+            fprintf(stderr, "ods-ddl: unknown command '%s' (schema, transition or kafka; try --help)\n", s);
+            return -1;
+        }
+    }
+    if (a->cmd == CMD_NONE) {
+        fprintf(stderr, "ods-ddl: which SQL? schema, transition or kafka (try --help)\n");
+        return -1;
+    }
+    if (a->cmd != CMD_SCHEMA && a->ddl.replicated) {
+        fprintf(stderr, "ods-ddl: --replicated applies to schema only (try --help)\n");
+        return -1;
+    }
+    if (a->cmd != CMD_KAFKA && (a->ddl.brokers || a->ddl.topic || a->ddl.group)) {
+        fprintf(stderr, "ods-ddl: --brokers, --topic and --group apply to kafka only (try --help)\n");
+        return -1;
+    }
+    if (a->cmd == CMD_KAFKA && a->ddl.cluster) {
+        fprintf(stderr, "ods-ddl: kafka is for one node: no --cluster (try --help)\n");
+        return -1;
+    }
+    ddl_error err = {0};
+    if (ddl_check_opts(&a->ddl, a->cmd == CMD_KAFKA, &err) < 0) {
+        fprintf(stderr, "ods-ddl: %s %s (try --help)\n", err.what ? err.what : "a name", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* The exit status. */
+static int run(const args *a)
+{
+    if (a->help)
+        return fputs(USAGE, stdout) == EOF ? 1 : 0;
+    int rc = a->cmd == CMD_SCHEMA       ? ddl_schema(stdout, &a->ddl)
+             : a->cmd == CMD_TRANSITION ? ddl_transition(stdout, &a->ddl)
+                                        : ddl_kafka(stdout, &a->ddl);
+    if (fflush(stdout) == EOF)
+        rc = DDL_EIO;
+    if (rc < 0) {
+        fprintf(stderr, "ods-ddl: cannot write the SQL to stdout\n");
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    args a;
+    if (parse(argc, argv, &a) < 0)
+        return 2;
+    return run(&a);
+}

@@ -1,0 +1,658 @@
+/* ddl.c: a small ClickHouse SQL tokenizer and CREATE TABLE reader (names, columns, ENGINE
+ * arguments, PARTITION BY, ORDER BY) and the checks that make FINAL per shard correct. */
+#include "ddl.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "key.h"
+
+enum { T_END, T_IDENT, T_QIDENT, T_STRING, T_NUMBER, T_PUNCT };
+
+typedef struct {
+    int type;
+    char *text;
+    long line;
+} tok;
+
+typedef struct {
+    tok *t;
+    size_t n, cap;
+} toks;
+
+typedef struct {
+    size_t b, e; /* token indices [b, e) */
+} range;
+
+#define MAX_ARGS 8
+typedef struct {
+    char db[256], name[256];
+    long line;
+    char engine[128];
+    range args[MAX_ARGS];
+    size_t n_args;
+    int has_args;
+    range partition, order;
+    int has_partition, has_order;
+    char as_db[256], as_name[256];
+    char **cols;
+    size_t n_cols;
+} table;
+
+static int push(toks *ts, int type, const char *s, size_t n, long line)
+{
+    if (ts->n == ts->cap) {
+        size_t c = ts->cap ? ts->cap * 2 : 256;
+        tok *nt = realloc(ts->t, c * sizeof *nt);
+        if (!nt)
+            return -1;
+        ts->t = nt;
+        ts->cap = c;
+    }
+    char *x = malloc(n + 1);
+    if (!x)
+        return -1;
+    memcpy(x, s, n);
+    x[n] = 0;
+    ts->t[ts->n++] = (tok){type, x, line};
+    return 0;
+}
+
+/* Reads a quoted token body ending in q; backslash escapes and doubled quotes, as ClickHouse. */
+static long quoted(const char *s, size_t len, size_t i, char q, char *out, size_t *olen, long *line)
+{
+    size_t w = 0;
+    for (i++; i < len; i++) {
+        char c = s[i];
+        if (c == '\n')
+            ++*line;
+        if (c == '\\' && i + 1 < len) {
+            char d = s[++i];
+            out[w++] = d == 'n' ? '\n' : d == 't' ? '\t' : d == '0' ? '\0' : d;
+        } else if (c == q) {
+            if (i + 1 < len && s[i + 1] == q) {
+                out[w++] = q;
+                i++;
+            } else {
+                *olen = w;
+                return (long)i + 1;
+            }
+        } else {
+            out[w++] = c;
+        }
+    }
+    return -1;
+}
+
+static int tokenize(const char *s, size_t len, toks *ts, sc_err *err)
+{
+    long line = 1;
+    char *tmp = malloc(len + 1);
+    if (!tmp)
+        return SC_E_NOMEM;
+    size_t i = 0;
+    int rc = SC_OK;
+    while (i < len && rc == SC_OK) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\n') {
+            line++;
+            i++;
+        } else if (isspace(c)) {
+            i++;
+        } else if (c == '-' && i + 1 < len && s[i + 1] == '-') {
+            while (i < len && s[i] != '\n')
+                i++;
+        } else if (c == '/' && i + 1 < len && s[i + 1] == '*') {
+            size_t j = i + 2;
+            while (j + 1 < len && !(s[j] == '*' && s[j + 1] == '/'))
+                line += s[j++] == '\n';
+            if (j + 1 >= len) {
+                sc_err_set(err, "unterminated /* comment", "SQL", line, 0);
+                rc = SC_E_INPUT;
+                break;
+            }
+            i = j + 2;
+        } else if (isalpha(c) || c == '_') {
+            size_t j = i;
+            while (j < len && (isalnum((unsigned char)s[j]) || s[j] == '_'))
+                j++;
+            if (push(ts, T_IDENT, s + i, j - i, line) != 0)
+                rc = SC_E_NOMEM;
+            i = j;
+        } else if (isdigit(c)) {
+            size_t j = i;
+            while (j < len && (isalnum((unsigned char)s[j]) || s[j] == '_' || s[j] == '.'))
+                j++;
+            if (push(ts, T_NUMBER, s + i, j - i, line) != 0)
+                rc = SC_E_NOMEM;
+            i = j;
+        } else if (c == '\'' || c == '`' || c == '"') {
+            size_t olen;
+            long start_line = line;
+            long j = quoted(s, len, i, (char)c, tmp, &olen, &line);
+            if (j < 0) {
+                sc_err_set(err, c == '\'' ? "unterminated string literal" : "unterminated quoted identifier",
+                           "SQL", start_line, 0);
+                rc = SC_E_INPUT;
+                break;
+            }
+            if (push(ts, c == '\'' ? T_STRING : T_QIDENT, tmp, olen, start_line) != 0)
+                rc = SC_E_NOMEM;
+            i = (size_t)j;
+        } else {
+            if (push(ts, T_PUNCT, s + i, 1, line) != 0)
+                rc = SC_E_NOMEM;
+            i++;
+        }
+    }
+    free(tmp);
+    if (rc == SC_OK && push(ts, T_END, "", 0, line) != 0)
+        rc = SC_E_NOMEM;
+    return rc;
+}
+
+static void toks_free(toks *ts)
+{
+    for (size_t i = 0; i < ts->n; i++)
+        free(ts->t[i].text);
+    free(ts->t);
+}
+
+static int is_kw(const tok *t, const char *kw) { return t->type == T_IDENT && !strcasecmp(t->text, kw); }
+static int is_p(const tok *t, char c) { return t->type == T_PUNCT && t->text[0] == c; }
+static int is_name(const tok *t) { return t->type == T_IDENT || t->type == T_QIDENT; }
+
+/* Renders tokens [r.b, r.e) compactly: identifiers unquoted, spaces only between words. */
+static void render(const toks *ts, range r, char *out, size_t cap)
+{
+    size_t w = 0;
+    int prev_word = 0;
+    out[0] = 0;
+    for (size_t i = r.b; i < r.e && w + 4 < cap; i++) {
+        const tok *t = &ts->t[i];
+        int word = t->type != T_PUNCT;
+        if (word && prev_word)
+            out[w++] = ' ';
+        const char *q = t->type == T_STRING ? "'" : "";
+        int n = snprintf(out + w, cap - w, "%s%s%s", q, t->text, q);
+        if (n < 0 || (size_t)n >= cap - w) {
+            w = cap - 1;
+            break;
+        }
+        w += (size_t)n;
+        prev_word = word;
+    }
+    out[w < cap ? w : cap - 1] = 0;
+}
+
+/* Splits [r.b, r.e) at top-level commas. Returns the number of parts (at most max). */
+static size_t split_commas(const toks *ts, range r, range *parts, size_t max)
+{
+    size_t n = 0, start = r.b;
+    int depth = 0;
+    for (size_t i = r.b; i <= r.e; i++) {
+        if (i < r.e) {
+            const tok *t = &ts->t[i];
+            if (is_p(t, '(') || is_p(t, '['))
+                depth++;
+            else if (is_p(t, ')') || is_p(t, ']'))
+                depth--;
+            if (!(depth == 0 && is_p(t, ',')))
+                continue;
+        }
+        if (n < max)
+            parts[n] = (range){start, i};
+        n++;
+        start = i + 1;
+    }
+    return n;
+}
+
+/* Index just past the parenthesis matching the one at i, or 0 if unbalanced. */
+static size_t skip_parens(const toks *ts, size_t i, size_t e)
+{
+    int depth = 0;
+    for (; i < e; i++) {
+        if (is_p(&ts->t[i], '('))
+            depth++;
+        else if (is_p(&ts->t[i], ')') && --depth == 0)
+            return i + 1;
+    }
+    return 0;
+}
+
+static int clause_start(const toks *ts, size_t i)
+{
+    const tok *t = &ts->t[i], *n = &ts->t[i + (ts->t[i].type != T_END)];
+    return t->type == T_END || is_p(t, ';') || is_kw(t, "ENGINE") || is_kw(t, "SETTINGS") || is_kw(t, "COMMENT") ||
+           is_kw(t, "TTL") || ((is_kw(t, "PARTITION") || is_kw(t, "ORDER") || is_kw(t, "SAMPLE")) && is_kw(n, "BY")) ||
+           (is_kw(t, "PRIMARY") && is_kw(n, "KEY"));
+}
+
+/* The end of a clause's expression starting at i: the next top-level clause keyword. */
+static size_t clause_end(const toks *ts, size_t i, size_t e)
+{
+    int depth = 0;
+    for (; i < e; i++) {
+        const tok *t = &ts->t[i];
+        if (is_p(t, '(') || is_p(t, '['))
+            depth++;
+        else if (is_p(t, ')') || is_p(t, ']'))
+            depth--;
+        else if (depth == 0 && clause_start(ts, i))
+            return i;
+    }
+    return e;
+}
+
+static void set_name(const toks *ts, size_t *i, char *db, char *name)
+{
+    db[0] = 0;
+    snprintf(name, 256, "%s", ts->t[*i].text);
+    ++*i;
+    if (is_p(&ts->t[*i], '.') && is_name(&ts->t[*i + 1])) {
+        snprintf(db, 256, "%s", name);
+        snprintf(name, 256, "%s", ts->t[*i + 1].text);
+        *i += 2;
+    }
+}
+
+static void table_free(table *t)
+{
+    for (size_t i = 0; i < t->n_cols; i++)
+        free(t->cols[i]);
+    free(t->cols);
+}
+
+/* Parses one CREATE TABLE statement spanning tokens [b, e). Returns 1 if it is one, 0 if the
+ * statement is something else, -1 on a malformed CREATE TABLE. */
+static int parse_create(const toks *ts, size_t b, size_t e, table *t, sc_err *err)
+{
+    memset(t, 0, sizeof *t);
+    size_t i = b;
+    if (!is_kw(&ts->t[i], "CREATE") && !is_kw(&ts->t[i], "ATTACH"))
+        return 0;
+    i++;
+    if (is_kw(&ts->t[i], "OR") && is_kw(&ts->t[i + 1], "REPLACE"))
+        i += 2;
+    if (!is_kw(&ts->t[i], "TABLE"))
+        return 0;
+    i++;
+    if (is_kw(&ts->t[i], "IF") && is_kw(&ts->t[i + 1], "NOT") && is_kw(&ts->t[i + 2], "EXISTS"))
+        i += 3;
+    t->line = ts->t[b].line;
+    if (!is_name(&ts->t[i])) {
+        sc_err_set(err, "CREATE TABLE without a table name", "SQL", ts->t[i].line, 0);
+        return -1;
+    }
+    set_name(ts, &i, t->db, t->name);
+    if (is_kw(&ts->t[i], "ON") && is_kw(&ts->t[i + 1], "CLUSTER"))
+        i += ts->t[i + 2].type == T_END ? 2 : 3; /* never step past the end token */
+    if (is_p(&ts->t[i], '(')) {
+        size_t close = skip_parens(ts, i, e);
+        if (!close) {
+            sc_err_set(err, "unbalanced parentheses in the column list", "SQL", ts->t[i].line, 0);
+            return -1;
+        }
+        range parts[1024];
+        size_t n = split_commas(ts, (range){i + 1, close - 1}, parts, 1024);
+        t->cols = calloc(n ? n : 1, sizeof *t->cols);
+        for (size_t k = 0; t->cols && k < n && k < 1024; k++) {
+            const tok *c = &ts->t[parts[k].b];
+            if (parts[k].b >= parts[k].e || !is_name(c) ||
+                (c->type == T_IDENT && (is_kw(c, "INDEX") || is_kw(c, "PROJECTION") || is_kw(c, "CONSTRAINT"))))
+                continue;
+            t->cols[t->n_cols++] = strdup(c->text);
+        }
+        i = close;
+    }
+    if (is_kw(&ts->t[i], "AS") && is_name(&ts->t[i + 1]) && !is_p(&ts->t[i + 2], '('))
+        i++, set_name(ts, &i, t->as_db, t->as_name);
+    while (i < e) {
+        const tok *k = &ts->t[i];
+        if (is_kw(k, "ENGINE")) {
+            i++;
+            if (is_p(&ts->t[i], '='))
+                i++;
+            if (!is_name(&ts->t[i])) {
+                sc_err_set(err, "ENGINE without an engine name", "SQL", ts->t[i].line, 0);
+                return -1;
+            }
+            snprintf(t->engine, sizeof t->engine, "%s", ts->t[i].text);
+            i++;
+            if (is_p(&ts->t[i], '(')) {
+                size_t close = skip_parens(ts, i, e);
+                if (!close) {
+                    sc_err_set(err, "unbalanced parentheses in ENGINE", "SQL", ts->t[i].line, 0);
+                    return -1;
+                }
+                t->has_args = 1;
+                if (close - i > 2)
+                    t->n_args = split_commas(ts, (range){i + 1, close - 1}, t->args, MAX_ARGS);
+                if (t->n_args > MAX_ARGS)
+                    t->n_args = MAX_ARGS;
+                i = close;
+            }
+        } else if ((is_kw(k, "PARTITION") || is_kw(k, "ORDER")) && is_kw(&ts->t[i + 1], "BY")) {
+            size_t s = i + 2, end = clause_end(ts, s, e);
+            if (is_kw(k, "PARTITION"))
+                t->partition = (range){s, end}, t->has_partition = 1;
+            else
+                t->order = (range){s, end}, t->has_order = 1;
+            i = end;
+        } else {
+            i++;
+        }
+    }
+    return 1;
+}
+
+/* The value of an engine argument that names something: identifier or string literal. */
+static const char *arg_name(const toks *ts, range r)
+{
+    if (r.e == r.b + 1 && (is_name(&ts->t[r.b]) || ts->t[r.b].type == T_STRING))
+        return ts->t[r.b].text;
+    return NULL;
+}
+
+/* Column identifiers an expression uses (identifiers not called as functions, not keywords). */
+static size_t columns_used(const toks *ts, range r, const char **out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = r.b; i < r.e; i++) {
+        const tok *t = &ts->t[i];
+        if (!is_name(t) || is_p(&ts->t[i + 1], '('))
+            continue;
+        if (t->type == T_IDENT && (is_kw(t, "tuple") || is_kw(t, "AND") || is_kw(t, "OR") || is_kw(t, "NOT") ||
+                                   is_kw(t, "INTERVAL") || is_kw(t, "DAY") || is_kw(t, "MONTH")))
+            continue;
+        int dup = 0;
+        for (size_t k = 0; k < n && k < max; k++)
+            dup |= !strcmp(out[k], t->text);
+        if (!dup && n < max)
+            out[n++] = t->text;
+    }
+    return n;
+}
+
+/* The ORDER BY key's elements: (a, b) / tuple(a, b) / a. */
+static size_t key_elems(const toks *ts, range r, range *parts, size_t max)
+{
+    size_t b = r.b;
+    if (is_kw(&ts->t[b], "tuple") && is_p(&ts->t[b + 1], '('))
+        b++;
+    if (is_p(&ts->t[b], '(') && skip_parens(ts, b, r.e) == r.e)
+        return r.e - b <= 2 ? 0 : split_commas(ts, (range){b + 1, r.e - 1}, parts, max);
+    return split_commas(ts, r, parts, max);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+typedef struct {
+    FILE *problems;
+    size_t n;
+    const char *dist;
+} ctx;
+
+__attribute__((format(printf, 2, 3))) static void problem(ctx *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(c->problems, "%s: ", c->dist);
+    vfprintf(c->problems, fmt, ap);
+    fputc('\n', c->problems);
+    va_end(ap);
+    c->n++;
+}
+
+static void check_local(ctx *c, const toks *ts, const table *loc, const char *lname, const sc_ddl_opts *o)
+{
+    char buf[1024], keys[1024];
+    if (!ends_with(loc->engine, "ReplacingMergeTree")) {
+        problem(c, "the local table %s has ENGINE %s, not ReplacingMergeTree: FINAL does not collapse versions "
+                   "of an order at all", lname, loc->engine);
+        return;
+    }
+    /* Replicated* with explicit ZooKeeper path and replica: the version is the third argument */
+    size_t v = 0;
+    if (!strncmp(loc->engine, "Replicated", 10) && loc->n_args >= 2 &&
+        ts->t[loc->args[0].b].type == T_STRING)
+        v = 2;
+    if (loc->n_args <= v) {
+        problem(c, "the local table %s is %s without a version column: FINAL keeps the row inserted last, "
+                   "not the newest updated_at, so a late or replayed older snapshot wins", lname, loc->engine);
+    } else {
+        render(ts, loc->args[v], buf, sizeof buf);
+        if (strcmp(buf, "updated_at") != 0)
+            problem(c, "the local table %s has version column %s, not updated_at: FINAL keeps the row with the "
+                       "greatest %s, which is not the newest snapshot of the order", lname, buf, buf);
+    }
+    if (!loc->has_order) {
+        problem(c, "the local table %s has no ORDER BY: ReplacingMergeTree deduplicates by the ORDER BY key, so "
+                   "there is no entity key to keep one version of", lname);
+    }
+    if (loc->has_partition) {
+        const char *used[32];
+        size_t n = columns_used(ts, loc->partition, used, 32);
+        render(ts, loc->partition, buf, sizeof buf);
+        for (size_t i = 0; i < n && i < 32; i++)
+            if (strcmp(used[i], "created_at") != 0)
+                problem(c, "the partition key %s of the local table depends on %s, not only on the immutable "
+                           "created_at: %s",
+                        buf, used[i],
+                        "versions of one order can land in different partitions; merges never cross "
+                        "partitions, so the old versions stay on disk, and FINAL with "
+                        "do_not_merge_across_partitions_select_final returns several rows per order");
+    }
+    (void)o;
+    (void)keys;
+}
+
+static void check_sharding(ctx *c, const toks *ts, const table *dist, const table *loc, const char *lname)
+{
+    char key[1024], order[1024];
+    if (dist->n_args < 4) {
+        problem(c, "the Distributed table has no sharding key: with several shards an INSERT either fails or "
+                   "goes to a random shard, so versions of one order scatter and FINAL, run on each shard "
+                   "separately, returns several rows per order");
+        return;
+    }
+    range kr = dist->args[3];
+    render(ts, kr, key, sizeof key);
+    if (!loc || !loc->has_order)
+        return;
+    render(ts, loc->order, order, sizeof order);
+    range elems[32];
+    size_t ne = key_elems(ts, loc->order, elems, 32);
+    /* columns the key uses that are not ORDER BY columns */
+    const char *used[32], *okeys[32];
+    size_t nu = columns_used(ts, kr, used, 32), no = columns_used(ts, loc->order, okeys, 32);
+    if (nu == 0) {
+        problem(c, "sharding key %s does not depend on the order's key: each version goes to whatever shard it "
+                   "picks, so one order's versions split across shards and FINAL, run on each shard "
+                   "separately, returns several rows per order (ORDER BY %s)", key, order);
+        return;
+    }
+    for (size_t i = 0; i < nu && i < 32; i++) {
+        int in = 0;
+        for (size_t k = 0; k < no && k < 32; k++)
+            in |= !strcmp(used[i], okeys[k]);
+        if (!in) {
+            problem(c, "sharding key %s uses %s, which is not part of the local table's ORDER BY key: versions "
+                       "of one order differ in it, hash to different shards, and FINAL, run on each shard "
+                       "separately, returns several rows per order", key, used[i]);
+            return;
+        }
+    }
+    /* the exact form: cityHash64(<ORDER BY elements>) */
+    int exact = kr.e > kr.b + 2 && is_name(&ts->t[kr.b]) && !strcasecmp(ts->t[kr.b].text, "cityHash64") &&
+                is_p(&ts->t[kr.b + 1], '(') && skip_parens(ts, kr.b + 1, kr.e) == kr.e;
+    if (exact) {
+        range args[32];
+        size_t na = split_commas(ts, (range){kr.b + 2, kr.e - 1}, args, 32);
+        exact = na == ne && na > 0;
+        for (size_t i = 0; exact && i < na && i < 32; i++) {
+            char a[512], b[512];
+            render(ts, args[i], a, sizeof a);
+            render(ts, elems[i], b, sizeof b);
+            exact = !strcmp(a, b);
+        }
+    }
+    if (!exact)
+        problem(c, "sharding key %s is not cityHash64(<ORDER BY key>) of the local table (ORDER BY %s): it may "
+                   "keep versions together, but it is not the routing shard-check verifies and that every "
+                   "writer and re-sharding step must reproduce, so a row written by key to the shard "
+                   "cityHash64 picks would meet no other version of its order; use cityHash64(%s)",
+                key, order, order);
+    (void)lname;
+}
+
+int sc_ddl_check(const char *sql, size_t len, const sc_ddl_opts *o, FILE *report, FILE *problems,
+                 size_t *n_problems, sc_err *err)
+{
+    *n_problems = 0;
+    /* SHOW CREATE TABLE in TSV: one statement a line with \n and \' escaped: undo it first */
+    char *text = malloc(len + 1);
+    if (!text)
+        return SC_E_NOMEM;
+    size_t w = 0;
+    for (size_t i = 0; i < len;) {
+        const char *nl = memchr(sql + i, '\n', len - i);
+        size_t l = nl ? (size_t)(nl - (sql + i)) : len - i;
+        const char *ln = sql + i;
+        size_t k = 0;
+        while (k < l && isspace((unsigned char)ln[k]))
+            k++;
+        int tsv = l - k > 7 && !strncasecmp(ln + k, "CREATE ", 7) && (memmem(ln, l, "\\n", 2) || memmem(ln, l, "\\'", 2));
+        if (tsv) {
+            const char *why;
+            long ul = sc_tsv_unescape(ln, l, text + w, &why);
+            if (ul < 0) {
+                memcpy(text + w, ln, l);
+                ul = (long)l;
+            }
+            w += (size_t)ul;
+        } else {
+            memcpy(text + w, ln, l);
+            w += l;
+        }
+        if (nl)
+            text[w++] = '\n';
+        i += l + (nl != NULL);
+    }
+    toks ts = {0};
+    int rc = tokenize(text, w, &ts, err);
+    free(text);
+    table *tabs = NULL;
+    size_t n_tabs = 0;
+    for (size_t i = 0; rc == SC_OK && i < ts.n && ts.t[i].type != T_END;) {
+        size_t e = i;
+        int depth = 0;
+        /* SHOW CREATE rows carry no ';': a top-level CREATE/ATTACH also starts a statement */
+        while (ts.t[e].type != T_END && !(depth == 0 && is_p(&ts.t[e], ';')) &&
+               !(e > i && depth == 0 && (is_kw(&ts.t[e], "CREATE") || is_kw(&ts.t[e], "ATTACH")))) {
+            depth += is_p(&ts.t[e], '(') - is_p(&ts.t[e], ')');
+            e++;
+        }
+        table t;
+        int r = parse_create(&ts, i, e, &t, err);
+        if (r < 0) {
+            rc = SC_E_INPUT;
+            table_free(&t);
+        } else if (r > 0) {
+            table *nt = realloc(tabs, (n_tabs + 1) * sizeof *nt);
+            if (!nt) {
+                table_free(&t);
+                rc = SC_E_NOMEM;
+            } else {
+                tabs = nt;
+                tabs[n_tabs++] = t;
+            }
+        }
+        i = ts.t[e].type == T_END || !is_p(&ts.t[e], ';') ? e : e + 1;
+    }
+    if (rc == SC_OK && !n_tabs) {
+        sc_err_set(err, "no CREATE TABLE statement in the input", "SQL", 0, 0);
+        rc = SC_E_INPUT;
+    }
+    size_t checked = 0;
+    int any_replicated = -1;
+    for (size_t di = 0; rc == SC_OK && di < n_tabs; di++) {
+        table *d = &tabs[di];
+        if (strcmp(d->engine, "Distributed") != 0)
+            continue;
+        char dname[600], lname[600];
+        snprintf(dname, sizeof dname, "%s%s%s", d->db, d->db[0] ? "." : "", d->name);
+        ctx c = {problems, 0, dname};
+        if (d->n_args < 3) {
+            problem(&c, "Distributed needs (cluster, database, table[, sharding_key])");
+            *n_problems += c.n;
+            continue;
+        }
+        const char *cl = arg_name(&ts, d->args[0]), *ldb = arg_name(&ts, d->args[1]),
+                   *ltab = arg_name(&ts, d->args[2]);
+        if (!ldb || !ldb[0])
+            ldb = d->db;
+        snprintf(lname, sizeof lname, "%s%s%s", ldb ? ldb : "", ldb && ldb[0] ? "." : "", ltab ? ltab : "?");
+        table *loc = NULL;
+        for (size_t k = 0; ltab && k < n_tabs; k++)
+            if (!strcmp(tabs[k].name, ltab) && (!tabs[k].db[0] || !ldb[0] || !strcmp(tabs[k].db, ldb)) &&
+                strcmp(tabs[k].engine, "Distributed") != 0)
+                loc = &tabs[k];
+        int targeted = o->local ? !strcmp(o->local, lname) || (ltab && !strcmp(o->local, ltab))
+                                : loc && ends_with(loc->engine, "ReplacingMergeTree");
+        if (!targeted) {
+            if (!o->local || !loc || !ends_with(loc->engine, "ReplacingMergeTree")) {
+                fprintf(report, "%s -> %s: skipped (%s)\n", dname, lname,
+                        loc ? "not over a ReplacingMergeTree: FINAL does not apply" : "its local table is not in the input");
+                continue;
+            }
+            /* a Distributed table over a ReplacingMergeTree that is not the expected one */
+            problem(&c, "points at the local table %s, not the expected %s: reads and FINAL go to the wrong "
+                        "table", lname, o->local);
+            *n_problems += c.n;
+            continue;
+        }
+        checked++;
+        if (!cl || strcmp(cl, o->cluster) != 0)
+            problem(&c, "points at cluster %s, not %s: its rows are routed by that cluster's shard list and "
+                        "weights, not by the layout being checked", cl ? cl : "(an expression)", o->cluster);
+        if (!loc) {
+            problem(&c, "its local table %s is not in the input: its ORDER BY, version column and partition key "
+                        "cannot be checked (add its SHOW CREATE TABLE)", lname);
+        } else {
+            check_local(&c, &ts, loc, lname, o);
+            int repl = !strncmp(loc->engine, "Replicated", 10);
+            any_replicated = any_replicated < 0 ? repl : any_replicated || repl;
+        }
+        check_sharding(&c, &ts, d, loc, lname);
+        char key[512] = "(none)";
+        if (d->n_args >= 4)
+            render(&ts, d->args[3], key, sizeof key);
+        fprintf(report, "%s -> %s on cluster %s, sharding key %s: %s\n", dname, lname, cl ? cl : "?", key,
+                c.n ? "FAIL" : "ok");
+        *n_problems += c.n;
+    }
+    if (rc == SC_OK && !checked && !o->local) {
+        fprintf(problems, "no Distributed table over a ReplacingMergeTree in the input: nothing FINAL could "
+                          "read through\n");
+        ++*n_problems;
+    } else if (rc == SC_OK && !checked) {
+        fprintf(problems, "no Distributed table points at %s\n", o->local);
+        ++*n_problems;
+    }
+    if (rc == SC_OK && o->layout && any_replicated >= 0)
+        *n_problems += sc_layout_check(o->layout, any_replicated, problems);
+    for (size_t i = 0; i < n_tabs; i++)
+        table_free(&tabs[i]);
+    free(tabs);
+    toks_free(&ts);
+    return rc;
+}

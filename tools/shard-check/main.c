@@ -1,0 +1,350 @@
+/* main.c: `shard-check`, proof that routing keeps every version of an order on one shard:
+ * layout, ddl, route, hash and verify subcommands over ClickHouse's exact cityHash64 routing. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io.h"
+#include "ddl.h"
+#include "key.h"
+#include "layout.h"
+#include "route.h"
+#include "verify.h"
+
+static const char usage_text[] =
+    "usage: shard-check COMMAND [OPTIONS]\n"
+    "\n"
+    "Proves, with ClickHouse's own arithmetic (CityHash64 v1.0.2, intHash64 for integers, the\n"
+    "Distributed slot table), that every version of an order lands on one shard, so FINAL through\n"
+    "a Distributed table is correct.\n"
+    "\n"
+    "commands:\n"
+    "  layout --config PATH --cluster NAME [--replicated]\n"
+    "      Prints the cluster's shards, weights, replicas and the slots each shard owns; fails on a\n"
+    "      missing cluster, all-zero weights, a duplicate host:port, and, with --replicated (the\n"
+    "      local tables are Replicated*), shards with several replicas but no internal_replication.\n"
+    "  ddl --cluster NAME [--config PATH] [--local DB.TABLE] [FILE.sql...]\n"
+    "      Reads SHOW CREATE TABLE output or ods-ddl output (stdin without FILE) and fails unless each\n"
+    "      Distributed table over a ReplacingMergeTree (or over --local) points at NAME and its local\n"
+    "      table, is sharded by cityHash64(<the local ORDER BY key>) alone, the version column is\n"
+    "      updated_at and the partition key depends only on created_at. With --config, the layout's\n"
+    "      internal_replication is checked against the engines too.\n"
+    "  route --config PATH --cluster NAME [--key-type TYPE] [--format TSV|RowBinary] [FILE]\n"
+    "      Prints, for each key, the _shard_num ClickHouse's Distributed table sends it to with\n"
+    "      sharding key cityHash64(key).\n"
+    "  hash [--key-type TYPE] [--format TSV|RowBinary] [FILE]\n"
+    "      Prints cityHash64(key) for each key, as ClickHouse computes it.\n"
+    "  verify --config PATH --cluster NAME [--key-type TYPE] [FILE]\n"
+    "      Reads rows order_id<TAB>shard_num (SELECT order_id, _shard_num FROM the _dist table, header\n"
+    "      optional) and prints every order on more than one shard or on a shard routing does not\n"
+    "      assign: order_id<TAB>shards<TAB>routed shard. Exit 1 if there is any.\n"
+    "\n"
+    "  --config PATH   server config XML (<clickhouse> or <yandex> root; conf.d/ and config.d/ next to\n"
+    "                  it are merged as the server does), a config directory, or a system.clusters\n"
+    "                  dump (SELECT * FROM system.clusters FORMAT TSVWithNames)\n"
+    "  --key-type T    the key's ClickHouse type (default String): String, FixedString(N), UInt8..UInt64,\n"
+    "                  Int8..Int64, UInt128, Int128, Date, Date32, DateTime (UTC), UUID\n"
+    "  --format F      TSV (default: one key a line, ClickHouse TSV escaping) or RowBinary\n"
+    "  -h, --help      this text\n"
+    "\n"
+    "exit status: 0 the check holds, 1 a check failed, 2 usage error or unreadable input.\n";
+
+typedef enum { CMD_NONE, CMD_LAYOUT, CMD_DDL, CMD_ROUTE, CMD_HASH, CMD_VERIFY } command;
+
+typedef struct {
+    command cmd;
+    const char *config, *cluster, *local;
+    sc_keytype kt;
+    int rowbinary, replicated;
+    const char **files;
+    int n_files;
+} options;
+
+static int usage_error(const char *msg, const char *arg)
+{
+    fprintf(stderr, "shard-check: %s%s%s (try --help)\n", msg, arg ? ": " : "", arg ? arg : "");
+    return 2;
+}
+
+static void print_err(const sc_err *e, int rc)
+{
+    if (rc == SC_E_NOMEM) {
+        fprintf(stderr, "shard-check: out of memory\n");
+        return;
+    }
+    fprintf(stderr, "shard-check: ");
+    if (e->where[0])
+        fprintf(stderr, "%s:", e->where);
+    if (e->line > 0)
+        fprintf(stderr, "%ld:", e->line);
+    if (e->col > 0)
+        fprintf(stderr, "%ld:", e->col);
+    fprintf(stderr, " %s\n", e->msg ? e->msg : "error");
+}
+
+static int load_cluster(const options *o, sc_cluster *c)
+{
+    sc_err e = {0};
+    int rc = sc_layout_load(o->config, o->cluster, c, &e);
+    if (rc == SC_E_CHECK) {
+        fprintf(stderr, "shard-check: %s: cluster %s not found (%s)", o->config, o->cluster, e.msg);
+        for (size_t i = 0; i < c->n_others; i++)
+            fprintf(stderr, "%s%s", i ? ", " : "; clusters there: ", c->others[i]);
+        fputc('\n', stderr);
+        return 1;
+    }
+    if (rc != SC_OK) {
+        print_err(&e, rc);
+        return 2;
+    }
+    return 0;
+}
+
+static int run_layout(const options *o)
+{
+    sc_cluster c;
+    int r = load_cluster(o, &c);
+    if (r == 0) {
+        sc_layout_report(&c, stdout);
+        size_t n = sc_layout_check(&c, o->replicated ? 1 : -1, stderr);
+        r = n ? 1 : 0;
+        if (n)
+            fprintf(stderr, "shard-check: layout of %s: %zu problem%s\n", o->cluster, n, n == 1 ? "" : "s");
+    }
+    sc_cluster_free(&c);
+    return r;
+}
+
+static int run_ddl(const options *o)
+{
+    sc_cluster c = {0}, *layout = NULL;
+    if (o->config) {
+        int r = load_cluster(o, &c);
+        if (r) {
+            sc_cluster_free(&c);
+            return r;
+        }
+        layout = &c;
+    }
+    sc_ddl_opts d = {o->cluster, o->local, layout};
+    static const char *stdin_only[] = {"-"};
+    const char **files = o->n_files ? o->files : stdin_only;
+    int n_files = o->n_files ? o->n_files : 1, status = 0;
+    size_t total = 0;
+    for (int i = 0; i < n_files && status != 2; i++) {
+        char *sql;
+        size_t len;
+        if (io_read_path(files[i], &sql, &len) != 0) {
+            fprintf(stderr, "shard-check: %s: %s\n", files[i], strerror(errno));
+            status = 2;
+            break;
+        }
+        sc_err e = {0};
+        size_t n = 0;
+        int rc = sc_ddl_check(sql, len, &d, stdout, stderr, &n, &e);
+        free(sql);
+        if (rc != SC_OK) {
+            if (e.where[0] && !strcmp(e.where, "SQL"))
+                snprintf(e.where, sizeof e.where, "%s", strcmp(files[i], "-") ? files[i] : "stdin");
+            print_err(&e, rc);
+            status = 2;
+        }
+        total += n;
+    }
+    if (status != 2 && total) {
+        fprintf(stderr, "shard-check: ddl: %zu problem%s\n", total, total == 1 ? "" : "s");
+        status = 1;
+    }
+    sc_cluster_free(&c);
+    return status;
+}
+
+static int open_input(const options *o, int *fd)
+{
+    *fd = 0;
+    if (o->n_files > 1)
+        return usage_error("give at most one input file", NULL);
+    if (o->n_files && strcmp(o->files[0], "-") != 0 && (*fd = open(o->files[0], O_RDONLY)) < 0) {
+        fprintf(stderr, "shard-check: %s: %s\n", o->files[0], strerror(errno));
+        return 2;
+    }
+    return 0;
+}
+
+static int load_slots(const options *o, sc_slots *s)
+{
+    sc_cluster c;
+    int r = load_cluster(o, &c);
+    if (r == 0) {
+        int rc = sc_slots_build(&c, s);
+        if (rc == SC_E_CHECK) {
+            fprintf(stderr, "shard-check: cluster %s: every shard has weight 0: no shard can take a row\n", o->cluster);
+            r = 1;
+        } else if (rc != SC_OK) {
+            fprintf(stderr, "shard-check: out of memory\n");
+            r = 2;
+        }
+    }
+    sc_cluster_free(&c);
+    return r;
+}
+
+static int run_route(const options *o)
+{
+    sc_slots slots = {0};
+    int fd, r = 0;
+    if (o->cmd == CMD_ROUTE && (r = load_slots(o, &slots)) != 0)
+        return r;
+    if ((r = open_input(o, &fd)) != 0) {
+        sc_slots_free(&slots);
+        return r;
+    }
+    sc_route_opts ro = {o->kt, o->rowbinary, o->cmd == CMD_ROUTE ? &slots : NULL};
+    sc_err e = {0};
+    uint64_t n;
+    int rc = sc_route_stream(fd, 1, &ro, &n, &e);
+    if (rc != SC_OK) {
+        if (!strcmp(e.where, "input"))
+            snprintf(e.where, sizeof e.where, "%s", o->n_files && strcmp(o->files[0], "-") ? o->files[0] : "stdin");
+        if (rc == SC_E_INPUT && o->rowbinary && e.line >= 0) {
+            fprintf(stderr, "shard-check: %s: at byte %ld, after %llu keys: %s\n", e.where, e.line,
+                    (unsigned long long)n, e.msg);
+        } else {
+            print_err(&e, rc);
+        }
+        r = 2;
+    }
+    if (fd > 0)
+        close(fd);
+    sc_slots_free(&slots);
+    return r;
+}
+
+static int run_verify(const options *o)
+{
+    sc_slots slots = {0};
+    int fd, r;
+    if ((r = load_slots(o, &slots)) != 0)
+        return r;
+    if ((r = open_input(o, &fd)) != 0) {
+        sc_slots_free(&slots);
+        return r;
+    }
+    FILE *in = fd ? fdopen(fd, "r") : stdin;
+    sc_verify_stats st;
+    sc_err e = {0};
+    int rc = in ? sc_verify_stream(in, stdout, &o->kt, &slots, &st, &e) : SC_E_NOMEM;
+    if (rc != SC_OK) {
+        if (!strcmp(e.where, "input"))
+            snprintf(e.where, sizeof e.where, "%s", o->n_files && strcmp(o->files[0], "-") ? o->files[0] : "stdin");
+        print_err(&e, rc);
+        r = 2;
+    } else {
+        uint64_t bad = st.split + st.misplaced;
+        fprintf(stderr, "shard-check: verify: %llu rows, %llu orders; %llu on several shards, %llu on a shard "
+                        "routing does not assign\n",
+                (unsigned long long)st.rows, (unsigned long long)st.orders, (unsigned long long)st.split,
+                (unsigned long long)st.misplaced);
+        if (bad)
+            fprintf(stderr, "shard-check: verify: FINAL through the Distributed table returns more than one row "
+                            "for split orders, and writes routed by cityHash64 miss misplaced ones\n");
+        r = bad ? 1 : 0;
+    }
+    if (in && in != stdin)
+        fclose(in);
+    sc_slots_free(&slots);
+    return r;
+}
+
+static int run(const options *o)
+{
+    switch (o->cmd) {
+    case CMD_LAYOUT: return run_layout(o);
+    case CMD_DDL: return run_ddl(o);
+    case CMD_ROUTE:
+    case CMD_HASH: return run_route(o);
+    case CMD_VERIFY: return run_verify(o);
+    default: return 2;
+    }
+}
+
+/* Parses argv into o; returns -1 to go on, or the exit status (help: 0, usage error: 2). */
+static int parse_args(int argc, char **argv, options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->kt.kind = SK_STRING;
+    if (argc < 2)
+        return usage_error("a command is needed: layout, ddl, route, hash or verify", NULL);
+    static const struct {
+        const char *name;
+        command cmd;
+    } cmds[] = {{"layout", CMD_LAYOUT}, {"ddl", CMD_DDL}, {"route", CMD_ROUTE}, {"hash", CMD_HASH}, {"verify", CMD_VERIFY}};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(argv[1], cmds[i].name))
+            o->cmd = cmds[i].cmd;
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (o->cmd == CMD_NONE)
+        return usage_error("unknown command", argv[1]);
+    if (!(o->files = calloc((size_t)argc, sizeof *o->files)))
+        return 2;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        int takes = !strcmp(a, "--config") || !strcmp(a, "--cluster") || !strcmp(a, "--key-type") ||
+                    !strcmp(a, "--format") || !strcmp(a, "--local");
+        if (takes && i + 1 >= argc)
+            return usage_error("this option needs a value", a);
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (!strcmp(a, "--config")) {
+            o->config = argv[++i];
+        } else if (!strcmp(a, "--cluster")) {
+            o->cluster = argv[++i];
+        } else if (!strcmp(a, "--local")) {
+            o->local = argv[++i];
+        } else if (!strcmp(a, "--replicated")) {
+            o->replicated = 1;
+        } else if (!strcmp(a, "--key-type")) {
+            if (sc_keytype_parse(argv[++i], &o->kt) != 0)
+                return usage_error("unknown --key-type; one of " "String, FixedString(N), UInt8..UInt64, "
+                                   "Int8..Int64, UInt128, Int128, Date, Date32, DateTime, UUID", argv[i]);
+        } else if (!strcmp(a, "--format")) {
+            const char *f = argv[++i];
+            if (!strcmp(f, "TSV") || !strcmp(f, "TabSeparated"))
+                o->rowbinary = 0;
+            else if (!strcmp(f, "RowBinary"))
+                o->rowbinary = 1;
+            else
+                return usage_error("--format is TSV or RowBinary", f);
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("unknown option", a);
+        } else {
+            o->files[o->n_files++] = a;
+        }
+    }
+    if (o->cmd != CMD_HASH && !o->cluster)
+        return usage_error("--cluster NAME is needed", NULL);
+    if (o->cmd != CMD_HASH && o->cmd != CMD_DDL && !o->config)
+        return usage_error("--config PATH is needed", NULL);
+    if (o->cmd == CMD_VERIFY && o->rowbinary)
+        return usage_error("verify reads TSV rows order_id<TAB>shard_num", NULL);
+    if ((o->cmd == CMD_LAYOUT) && o->n_files)
+        return usage_error("layout takes no input file", o->files[0]);
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    int r = parse_args(argc, argv, &o);
+    if (r < 0)
+        r = run(&o);
+    free(o.files);
+    return r;
+}
