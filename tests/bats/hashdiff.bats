@@ -20,7 +20,10 @@ check_parity() {
     local -a f
     read -r -a f <<<"$1"
     [ "${f[0]}" -eq "$2" ]
-    [ "${f[1]}" -eq 0 ] && [ "${f[2]}" -eq 0 ] && [ "${f[3]}" -eq 0 ] && [ "${f[4]}" -eq 0 ]
+    [ "${f[1]}" -eq 0 ]
+    [ "${f[2]}" -eq 0 ]
+    [ "${f[3]}" -eq 0 ]
+    [ "${f[4]}" -eq 0 ]
     [ "${f[5]}" -gt 0 ]                 # rows holding a 10 kB value
     [ "${f[7]}" -gt 0 ]                 # rows holding invalid UTF-8
     [ "${f[8]}" -gt $(($2 * 8 / 10)) ]  # the hashes really differ from row to row

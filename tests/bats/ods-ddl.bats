@@ -193,7 +193,8 @@ MERGE="SYSTEM START MERGES ods.order_snapshot_rep; OPTIMIZE TABLE ods.order_snap
             grep -q "ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/ods/order_snapshot_rep', '{replica}', updated_at)" <<<"$output"
             [ "$(grep -c "'/clickhouse/tables/{shard}/[a-z]*/[a-z_]*', '{replica}'" <<<"$output")" -eq 3 ]
         else
-            ! grep -q Replicated <<<"$output"
+            run grep -c Replicated <<<"$output"
+            [ "$output" = 0 ]
         fi
     done
 }
@@ -204,7 +205,7 @@ MERGE="SYSTEM START MERGES ods.order_snapshot_rep; OPTIMIZE TABLE ods.order_snap
     [ "$(grep -c '^INSERT INTO ' <<<"$output")" -eq 2 ]
     grep -qx "WHERE _load_id = {load_id:String} AND order_wire_class(raw) != '';" <<<"$output"
     grep -qx "WHERE _load_id = {load_id:String} AND NOT (order_wire_class(raw) != '');" <<<"$output"
-    ! grep -Eiq "OrZero|OrNull|OrDefault|BestEffort|now64|now\(" <<<"$output"
+    [ "$(grep -Eic "OrZero|OrNull|OrDefault|BestEffort|now64|now\(" <<<"$output")" -eq 0 ]
     ods_ddl schema > schema.sql
     chlocal --path db --queries-file schema.sql
     chlocal --path db --param_load_id=none -q "$output"

@@ -75,8 +75,10 @@ check_counts() {
 echo_matrix() {
     local f=$1 m=$2 c=$3 cols
     if [ "$f" = rb ]; then
-        local p="e_rb_${m}_${c}" a="a_rb_${m}_${c}"
-        cols="countIf(${p}_s(v_s) = $(d v_s)) AS String,
+        local p="e_rb_${m}_${c}" a="a_rb_${m}_${c}" r="r_rb_${m}_${c}"
+        cols="countIf(${r}_s(v_s) = v_s) AS RawString,
+              countIf(${r}_n(v_n) = ifNull(v_n, '')) AS RawNullable,
+              countIf(${p}_s(v_s) = $(d v_s)) AS String,
               countIf(${p}_n(v_n) = $(d v_n)) AS Nullable,
               countIf(${p}_s(v_ls) = $(d v_ls)) AS LowCardinality,
               countIf(${p}_n(v_ln) = $(d v_ln)) AS LowCardinalityNullable,
@@ -86,8 +88,10 @@ echo_matrix() {
               countIf(${a}_ls(a_ls) = $(da a_ls)) AS ArrayLowCardinality,
               countIf(${a}_ln(a_ln) = $(da a_ln)) AS ArrayLowCardinalityNullable"
     else
-        local e="e_${f}_${m}_${c}" a="a_${f}_${m}_${c}"
-        cols="countIf($e(v_s) = $(d v_s)) AS String,
+        local e="e_${f}_${m}_${c}" a="a_${f}_${m}_${c}" r="r_${f}_${m}_${c}"
+        cols="countIf($r(v_s) = v_s) AS RawString,
+              countIf($r(v_n) = ifNull(v_n, '')) AS RawNullable,
+              countIf($e(v_s) = $(d v_s)) AS String,
               countIf($e(v_n) = $(d v_n)) AS Nullable,
               countIf($e(v_ls) = $(d v_ls)) AS LowCardinality,
               countIf($e(v_ln) = $(d v_ln)) AS LowCardinalityNullable,
@@ -103,10 +107,10 @@ echo_matrix() {
     check_counts
 }
 
-@test "the generated matrix config defines all 64 functions" {
-    run_split mchlocal -q "SELECT count() FROM system.functions WHERE match(name, '^[eaw]_(tsv|rb|rbnt)_(ex|pool)_[01]')"
+@test "the generated matrix config defines all 84 functions" {
+    run_split mchlocal -q "SELECT count() FROM system.functions WHERE match(name, '^[eawr]_(tsv|rb|rbnt)_(ex|pool)_[01]')"
     [ "$status" -eq 0 ]
-    [ "$output" = 64 ]
+    [ "$output" = 84 ]
 }
 
 @test "proto_echo: TabSeparated, executable, no chunk header" { echo_matrix tsv ex 0; }

@@ -12,6 +12,7 @@ RowBinaryWithNamesAndTypes) x type (executable, executable_pool) x send_chunk_he
   e_F_M_C        proto_echo, one Nullable(String) argument
   a_F_M_C        proto_echo --array, one Array(Nullable(String)) argument
   w_F_M_C        order_wire_class, one Nullable(String) argument
+  r_F_M_C        proto_echo --raw: answers the value itself, so the answers need escaping
 F is tsv, rb or rbnt; M is ex or pool; C is 0 or 1. Plain RowBinary cannot tell types apart,
 so its functions get one more suffix naming the type the engine sends (--arg-type):
   _s String, _n Nullable(String), _f8 FixedString(8);
@@ -55,6 +56,7 @@ fn() { # name binary args format type chunk argtype
                     for t in s:String n:Nullable\(String\) f8:FixedString\(8\); do
                         fn "e_${f}_${m}_${c}_${t%%:*}" proto_echo "$flags --arg-type ${t#*:}" $fmt $type $c 'Nullable(String)'
                         fn "w_${f}_${m}_${c}_${t%%:*}" order_wire_class "$flags --arg-type ${t#*:}" $fmt $type $c 'Nullable(String)'
+                        fn "r_${f}_${m}_${c}_${t%%:*}" proto_echo "$flags --raw --arg-type ${t#*:}" $fmt $type $c 'Nullable(String)'
                     done
                     for t in s:Array\(String\) n:Array\(Nullable\(String\)\) ls:Array\(LowCardinality\(String\)\) \
                         ln:Array\(LowCardinality\(Nullable\(String\)\)\); do
@@ -63,6 +65,7 @@ fn() { # name binary args format type chunk argtype
                 else
                     fn "e_${f}_${m}_${c}" proto_echo "$flags" $fmt $type $c 'Nullable(String)'
                     fn "w_${f}_${m}_${c}" order_wire_class "$flags" $fmt $type $c 'Nullable(String)'
+                    fn "r_${f}_${m}_${c}" proto_echo "$flags --raw" $fmt $type $c 'Nullable(String)'
                     fn "a_${f}_${m}_${c}" proto_echo "$flags --array" $fmt $type $c 'Array(Nullable(String))'
                 fi
             done

@@ -8,6 +8,7 @@
 
 typedef struct {
     proto_config cfg;
+    int raw; /* answer the decoded bytes themselves */
 } opts;
 
 typedef struct {
@@ -15,11 +16,12 @@ typedef struct {
     size_t cap, n;
     unsigned char u128[16];
     const proto_config *cfg;
+    int raw;
 } echo;
 
 static const char usage[] =
     "usage: proto_echo [--format NAME] [--chunk-header] [--arg-type TYPE] [--array]\n"
-    "                  [--result String|FixedString(N)|UInt128]\n"
+    "                  [--result String|FixedString(N)|UInt128] [--raw]\n"
     "\n"
     "A test executable UDF: reads rows as ClickHouse sends them and answers each with what it\n"
     "decoded: a string as LEN:HEX (hex upper-case, as SQL hex()), NULL as NULL, an array as\n"
@@ -29,6 +31,8 @@ static const char usage[] =
     "  --chunk-header    blocks are preceded by their row count (send_chunk_header)\n"
     "  --arg-type TYPE   for RowBinary: the type ClickHouse sends (default String)\n"
     "  --array           the argument is an Array of strings\n"
+    "  --raw             answer the decoded bytes themselves (a NULL as ''): the answers then\n"
+    "                    hold tabs, newlines, backslashes and NULs for the format to escape\n"
     "exit: 0 at a clean end of input, 1 on malformed input (one line on stderr), 2 usage.\n";
 
 static int reserve(echo *e, size_t n)
@@ -76,6 +80,11 @@ static int row_cb(void *ctx, const proto_value *v, proto_result *res)
     echo *e = ctx;
     size_t total = 0;
     e->n = 0;
+    if (e->raw) {
+        res->p = v->s.is_null ? "" : v->s.p;
+        res->n = v->s.is_null ? 0 : v->s.n;
+        return 0;
+    }
     if (e->cfg->arg_kind == PROTO_ARG_STRING_ARRAY) {
         if (put(e, "[", 1) < 0) return -1;
         for (size_t i = 0; i < v->n_items; i++)
@@ -134,6 +143,8 @@ static int parse_args(int argc, char **argv, opts *o)
             return 1;
         } else if (!strcmp(a, "--chunk-header")) {
             o->cfg.chunk_header = 1;
+        } else if (!strcmp(a, "--raw")) {
+            o->raw = 1;
         } else if (!strcmp(a, "--array")) {
             o->cfg.arg_kind = PROTO_ARG_STRING_ARRAY;
         } else if (!strcmp(a, "--format") || !strcmp(a, "--arg-type") || !strcmp(a, "--result")) {
@@ -156,6 +167,10 @@ static int parse_args(int argc, char **argv, opts *o)
             return 2;
         }
     }
+    if (o->raw && (o->cfg.arg_kind != PROTO_ARG_STRING || o->cfg.res_kind != PROTO_RES_STRING)) {
+        fprintf(stderr, "proto_echo: --raw takes one String-like argument and answers a String (try --help)\n");
+        return 2;
+    }
     if (o->cfg.format == PROTO_ROWBINARY && proto_arg_type_valid(o->cfg.arg_type, o->cfg.arg_kind) < 0) {
         fprintf(stderr, "proto_echo: --arg-type is not a type this UDF decodes (try --help)\n");
         return 2;
@@ -165,7 +180,7 @@ static int parse_args(int argc, char **argv, opts *o)
 
 static int run(const opts *o)
 {
-    echo e = {.cfg = &o->cfg};
+    echo e = {.cfg = &o->cfg, .raw = o->raw};
     proto_error err = {"", 0};
     int rc = proto_serve(&o->cfg, 0, 1, row_cb, &e, &err);
     free(e.buf);

@@ -297,7 +297,9 @@ static int list_dir(const char *dir, char ***list, size_t *n)
         ++*n;
     }
     closedir(d);
-    qsort(*list + start, *n - start, sizeof **list, cmp_str);
+    /* An empty directory leaves *list NULL, and qsort of a NULL base is undefined even for 0. */
+    if (*n > start)
+        qsort(*list + start, *n - start, sizeof **list, cmp_str);
     return rc;
 }
 

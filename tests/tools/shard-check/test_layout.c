@@ -73,6 +73,21 @@ int main(void)
         sc_cluster_free(&c);
     }
 
+    /* An empty config.d/ (regression: sorting its empty file list was a qsort of NULL, which
+     * UBSan stops on): the main file alone decides. */
+    {
+        char dir[] = "/tmp/test_layout.XXXXXX", path[256], cmd[600];
+        CHECK(mkdtemp(dir) != NULL);
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s/config.d' && cp '%sw305.xml' '%s/config.xml'", dir, FIX, dir);
+        CHECK_EQ_INT(system(cmd), 0);
+        snprintf(path, sizeof path, "%s/config.xml", dir);
+        CHECK_EQ_INT(sc_layout_load(path, "w305", &c, &e), SC_OK);
+        CHECK_EQ_INT(c.n_shards, 3);
+        sc_cluster_free(&c);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        CHECK_EQ_INT(system(cmd), 0);
+    }
+
     /* the engine's own system.clusters for clickhouse-config/cluster.example.xml */
     CHECK_EQ_INT(sc_layout_load(FIX "clusters.tsv", "ods_cluster", &c, &e), SC_OK);
     CHECK_EQ_INT(c.n_shards, 3);
