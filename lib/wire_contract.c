@@ -22,25 +22,32 @@
     "toDecimal64(extract(JSONExtractRaw(raw, '%s'), "                                 \
     "'^\"(0[.]00|-?(?:0[.](?:0[1-9]|[1-9][0-9])|[1-9][0-9]{0,15}[.][0-9]{2}))\"$'), 2)"
 
+/* The canonical texts, checked on the engine: toString of a Decimal drops trailing zeros (10.00
+ * prints 10), toDecimalString keeps the scale; toString of a DateTime64(3) is the wire form with
+ * a space for the T and no Z. */
+#define C_TEXT "toString(%s)"
+#define C_TIMESTAMP "concat(replaceOne(toString(%s, 'UTC'), ' ', 'T'), 'Z')"
+#define C_MONEY "toDecimalString(%s, 2)"
+
 const wire_field WIRE_FIELDS[WIRE_NFIELDS] = {
-    {"order_id", WIRE_RULE_TEXT, "String", X_TEXT},
+    {"order_id", WIRE_RULE_TEXT, "String", X_TEXT, C_TEXT, 1},
     {"user_id", WIRE_RULE_USER_ID, "UInt64",
      "toUInt64(extract(concat(JSONType(raw, '%s'), ' ', JSONExtractRaw(raw, '%s')), "
-     "'^Int64 ([1-9][0-9]*)$'))"},
-    {"status", WIRE_RULE_TEXT, "LowCardinality(String)", X_TEXT},
-    {"created_at", WIRE_RULE_TIMESTAMP, "DateTime64(3, 'UTC')", X_TIMESTAMP},
-    {"updated_at", WIRE_RULE_TIMESTAMP, "DateTime64(3, 'UTC')", X_TIMESTAMP},
-    {"items_total", WIRE_RULE_MONEY, "Decimal(18, 2)", X_MONEY},
-    {"discount", WIRE_RULE_MONEY, "Decimal(18, 2)", X_MONEY},
-    {"delivery", WIRE_RULE_MONEY, "Decimal(18, 2)", X_MONEY},
-    {"total", WIRE_RULE_MONEY, "Decimal(18, 2)", X_MONEY},
+     "'^Int64 ([1-9][0-9]*)$'))", "toString(%s)", 1},
+    {"status", WIRE_RULE_TEXT, "LowCardinality(String)", X_TEXT, C_TEXT, 1},
+    {"created_at", WIRE_RULE_TIMESTAMP, "DateTime64(3, 'UTC')", X_TIMESTAMP, C_TIMESTAMP, 1},
+    {"updated_at", WIRE_RULE_TIMESTAMP, "DateTime64(3, 'UTC')", X_TIMESTAMP, C_TIMESTAMP, 1},
+    {"items_total", WIRE_RULE_MONEY, "Decimal(18, 2)", X_MONEY, C_MONEY, 1},
+    {"discount", WIRE_RULE_MONEY, "Decimal(18, 2)", X_MONEY, C_MONEY, 1},
+    {"delivery", WIRE_RULE_MONEY, "Decimal(18, 2)", X_MONEY, C_MONEY, 1},
+    {"total", WIRE_RULE_MONEY, "Decimal(18, 2)", X_MONEY, C_MONEY, 1},
     /* Stored as JSONExtractRaw prints the array (minified, numbers re-printed), not its bytes. */
     {"items", WIRE_RULE_ITEMS, "String",
-     "CAST(if(JSONType(raw, '%s') = 'Array', JSONExtractRaw(raw, '%s'), NULL) AS String)"},
+     "CAST(if(JSONType(raw, '%s') = 'Array', JSONExtractRaw(raw, '%s'), NULL) AS String)", "%s", 1},
     {"snapshot_date", WIRE_RULE_DATE, "Date",
      "toDate(parseDateTime64InJodaSyntax(extract(JSONExtractRaw(raw, '%s'), "
      "'^\"((?:19[7-9][0-9]|20[0-9]{2}|21[0-3][0-9]|214[0-8])-[0-9]{2}-[0-9]{2}"
-     "|2149-0[1-5]-[0-9]{2}|2149-06-0[1-6])\"$'), 'yyyy-MM-dd', 'UTC'))"},
+     "|2149-0[1-5]-[0-9]{2}|2149-06-0[1-6])\"$'), 'yyyy-MM-dd', 'UTC'))", "toString(%s)", 0},
 };
 
 const wire_field *wire_field_by_name(const char *key, size_t len)

@@ -25,6 +25,13 @@ typedef struct {
     /* Throwing SQL conversion from the JSON text in column `raw` to ods_type; "%s" stands
      * for the key (a plain identifier, safe to quote in single quotes). */
     const char *sql_extract;
+    /* SQL giving the canonical text of the typed ODS column named by "%s": exactly the wire
+     * text the value was typed from (items: the stored array text). The hashdiff is taken over
+     * these texts, so equal values always hash equal, whatever the JSON spelling was. */
+    const char *canon_sql;
+    /* 1: part of the order's state, hashed into _hashdiff; 0: an observation coordinate
+     * (snapshot_date), which changes without the order changing. */
+    int in_hashdiff;
 } wire_field;
 
 /* In the ODS column order. */

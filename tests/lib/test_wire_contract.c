@@ -54,6 +54,20 @@ int main(void)
         for (int j = 0; j < i; j++)
             CHECK(strcmp(WIRE_FIELDS[j].name, f->name) != 0);
     }
+    /* The hashdiff covers the 10 state fields; snapshot_date is an observation coordinate.
+     * Every canonical text is a template over the column, like the extraction SQL. */
+    int hashed = 0;
+    for (int i = 0; i < WIRE_NFIELDS; i++) {
+        int n = 0;
+        CHECK(WIRE_FIELDS[i].canon_sql != NULL);
+        CHECK(only_percent_s(WIRE_FIELDS[i].canon_sql, &n));
+        CHECK_EQ_INT(n, 1);
+        hashed += WIRE_FIELDS[i].in_hashdiff != 0;
+    }
+    CHECK_EQ_INT(hashed, 10);
+    CHECK_EQ_INT(wire_field_by_name("snapshot_date", 13)->in_hashdiff, 0);
+    CHECK_EQ_STR(wire_field_by_name("total", 5)->canon_sql, "toDecimalString(%s, 2)");
+
     /* Types and rules that the DDL and the classifier must agree on. */
     CHECK_EQ_INT(wire_field_by_name("user_id", 7)->rule, WIRE_RULE_USER_ID);
     CHECK_EQ_STR(wire_field_by_name("user_id", 7)->ods_type, "UInt64");

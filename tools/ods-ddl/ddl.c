@@ -129,13 +129,37 @@ static void quote(int *st, FILE *out, const char *s)
         *st = ddl_quote(out, s);
 }
 
-int ddl_extract(FILE *out, const wire_field *f)
+/* tmpl with every "%s" replaced by name (never handed to printf: a template may hold '%'). */
+static int fill(FILE *out, const char *tmpl, const char *name)
 {
-    const char *p = f->sql_extract;
+    const char *p = tmpl;
     for (const char *q; (q = strstr(p, "%s")); p = q + 2)
-        if (fprintf(out, "%.*s%s", (int)(q - p), p, f->name) < 0)
+        if (fprintf(out, "%.*s%s", (int)(q - p), p, name) < 0)
             return DDL_EIO;
     return fputs(p, out) == EOF ? DDL_EIO : 0;
+}
+
+int ddl_extract(FILE *out, const wire_field *f)
+{
+    return fill(out, f->sql_extract, f->name);
+}
+
+int ddl_canon(FILE *out, const wire_field *f)
+{
+    return fill(out, f->canon_sql, f->name);
+}
+
+int ddl_hashdiff_args(FILE *out)
+{
+    const char *sep = "[";
+    for (size_t i = 0; i < WIRE_NFIELDS; i++) {
+        if (!WIRE_FIELDS[i].in_hashdiff)
+            continue;
+        if (fputs(sep, out) == EOF || ddl_canon(out, &WIRE_FIELDS[i]) < 0)
+            return DDL_EIO;
+        sep = ", ";
+    }
+    return fputs("]", out) == EOF ? DDL_EIO : 0;
 }
 
 /* " ON CLUSTER name" or nothing. */
@@ -218,7 +242,7 @@ int ddl_schema(FILE *out, const ddl_opts *o)
     put(&st, out, "\n(\n");
     for (size_t i = 0; i < WIRE_NFIELDS; i++)
         put(&st, out, "    %s %s,\n", WIRE_FIELDS[i].name, WIRE_FIELDS[i].ods_type);
-    put(&st, out, "    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n");
+    put(&st, out, "    _hashdiff UInt128,\n    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n");
     engine(&st, out, o, "ReplacingMergeTree", D, "order_snapshot_rep", "updated_at");
     put(&st, out, "PARTITION BY toDate(created_at)\nORDER BY order_id\nCOMMENT ");
     quote(&st, out, "order snapshots, typed by wire contract " WIRE_CONTRACT_VERSION);
@@ -249,45 +273,108 @@ int ddl_schema(FILE *out, const ddl_opts *o)
     on_cluster(&st, out, o);
     put(&st, out, " AS\nSELECT ");
     contract_names(&st, out, ", ");
-    put(&st, out, "_load_id, _load_ts\nFROM %s.%s FINAL\n"
+    put(&st, out, "_hashdiff, _load_id, _load_ts\nFROM %s.%s FINAL\n"
                   "SETTINGS do_not_merge_across_partitions_select_final = 0;\n",
         D, target(o, "order_snapshot_rep", "order_snapshot_dist"));
     return st;
+}
+
+/* The typed columns of the load's accepted rows, _hashdiff over their canonical texts, and the
+ * load and Kafka columns, as select items (each line indented by ind). */
+static void typed_items(int *st, FILE *out, const char *ind, int kafka)
+{
+    for (size_t i = 0; i < WIRE_NFIELDS; i++) {
+        put(st, out, "%s", ind);
+        if (!*st)
+            *st = ddl_extract(out, &WIRE_FIELDS[i]);
+        put(st, out, " AS %s,\n", WIRE_FIELDS[i].name);
+    }
+    put(st, out, "%shashdiff_strict(", ind);
+    if (!*st)
+        *st = ddl_hashdiff_args(out);
+    put(st, out, ") AS _hashdiff,\n%s_load_id,\n%s_load_ts", ind, ind);
+    if (kafka)
+        put(st, out, ",\n%s_topic,\n%s_partition,\n%s_offset", ind, ind, ind);
+    put(st, out, "\n");
 }
 
 int ddl_transition(FILE *out, const ddl_opts *o)
 {
     int st = 0;
     const char *S = o->stg_db, *D = o->ods_db;
+    const char *rep = target(o, "order_snapshot_rep", "order_snapshot_dist");
     /* In the INSERT itself, before SELECT: it governs the Distributed write, not the read. */
     const char *sync = o->cluster ? "\nSETTINGS distributed_foreground_insert = 1" : "";
-    /* ReplacingMergeTree would collapse two versions of one order_id arriving in one block at
-     * insert time (optimize_on_insert), silently dropping an accepted row: keep every version,
-     * FINAL and merges pick the current one. */
-    const char *keep = o->cluster ? "\nSETTINGS distributed_foreground_insert = 1, optimize_on_insert = 0"
-                                  : "\nSETTINGS optimize_on_insert = 0";
+    /* - optimize_on_insert = 0: ReplacingMergeTree would collapse two versions of one order_id
+     *   arriving in one block at insert time, silently dropping an accepted row;
+     * - max_partitions_per_insert_block: a backfill touches one partition per creation day;
+     * - join_use_nulls = 0: an order the ODS does not hold yet joins as zeros, not NULLs. */
+    char keep[256];
+    snprintf(keep, sizeof keep, "\nSETTINGS %soptimize_on_insert = 0, max_partitions_per_insert_block = %d%s",
+             o->cluster ? "distributed_foreground_insert = 1, " : "", DDL_MAX_PARTITIONS,
+             o->store_every ? "" : ", join_use_nulls = 0");
 
-    put(&st, out, "-- ods-ddl transition, wire contract %s: run both, with "
-                  "--param_load_id=ID\n", WIRE_CONTRACT_VERSION);
+    put(&st, out, "-- ods-ddl transition, wire contract %s, store %s: run both, in order, with "
+                  "--param_load_id=ID\n-- (a rerun of a load, after success or failure, leaves "
+                  "the tables as one clean run does)\n",
+        WIRE_CONTRACT_VERSION, o->store_every ? "every version" : "changes");
     put(&st, out, "INSERT INTO %s.%s (raw, error_class, ", D,
         target(o, "order_snapshot_errors", "order_snapshot_errors_dist"));
     meta_names(&st, out);
     put(&st, out, "_load_id, _load_ts)%s\nSELECT raw, order_wire_class(raw), ", sync);
     meta_names(&st, out);
     put(&st, out, "_load_id, _load_ts\nFROM %s.orders_raw\n"
-                  "WHERE _load_id = {load_id:String} AND " BAD ";\n\n", S);
+                  "WHERE _load_id = {load_id:String}\n"
+                  "  AND (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset "
+                  "FROM %s.%s WHERE _load_id = {load_id:String})\n"
+                  "  AND " BAD ";\n\n",
+        S, D, target(o, "order_snapshot_errors", "order_snapshot_errors_dist"));
 
-    put(&st, out, "INSERT INTO %s.%s (", D, target(o, "order_snapshot_rep", "order_snapshot_dist"));
+    put(&st, out, "INSERT INTO %s.%s (", D, rep);
     contract_names(&st, out, ", ");
-    put(&st, out, "_load_id, _load_ts)%s\nSELECT\n", keep);
-    for (size_t i = 0; i < WIRE_NFIELDS; i++) {
-        put(&st, out, "    ");
-        if (!st)
-            st = ddl_extract(out, &WIRE_FIELDS[i]);
-        put(&st, out, " AS %s,\n", WIRE_FIELDS[i].name);
+    put(&st, out, "_hashdiff, _load_id, _load_ts)%s\n", keep);
+    if (o->store_every) {
+        put(&st, out, "SELECT\n");
+        typed_items(&st, out, "    ", 0);
+        put(&st, out, "FROM %s.orders_raw\nWHERE _load_id = {load_id:String} AND NOT (" BAD ");\n", S);
+        return st;
     }
-    put(&st, out, "    _load_id,\n    _load_ts\nFROM %s.orders_raw\n"
-                  "WHERE _load_id = {load_id:String} AND NOT (" BAD ");\n", S);
+    /* Store only changes: each accepted version goes into a chain per order, the ODS's latest
+     * version from before this load first, then this load's versions in updated_at order (then
+     * Kafka order); a version is stored when its hashdiff differs from the one before it in the
+     * chain. A version older than that latest cannot change order_v: it is left out (stale).
+     * What an earlier run of this very load stored (_mine) is not stored again, and the "before"
+     * excludes it, so every rerun computes the same chain as the first run. The ODS is read only
+     * for the load's own order_ids, through the sort key (GLOBAL: on a cluster, the shards get
+     * the set from the node that holds the staged load). */
+    put(&st, out, "SELECT ");
+    contract_names(&st, out, ", ");
+    put(&st, out, "_hashdiff, _load_id, _load_ts\nFROM\n(\n"
+                  "    SELECT *,\n"
+                  "        lagInFrame(_hashdiff) OVER chain AS _prev_hashdiff,\n"
+                  "        row_number() OVER chain AS _nth\n"
+                  "    FROM\n    (\n        SELECT\n");
+    typed_items(&st, out, "            ", 1);
+    put(&st, out, "        FROM %s.orders_raw\n"
+                  "        WHERE _load_id = {load_id:String} AND NOT (" BAD ")\n"
+                  "    ) AS l\n    LEFT JOIN\n    (\n"
+                  "        SELECT order_id,\n"
+                  "            countIf(_load_id != {load_id:String}) > 0 AS _has_prior,\n"
+                  "            argMaxIf(_hashdiff, (updated_at, _load_ts), _load_id != {load_id:String}) AS _prior_hashdiff,\n"
+                  "            maxIf(updated_at, _load_id != {load_id:String}) AS _prior_updated_at,\n"
+                  "            groupArrayIf((updated_at, _hashdiff), _load_id = {load_id:String}) AS _mine\n"
+                  "        FROM %s.%s\n"
+                  "        WHERE order_id %sIN (SELECT JSONExtractString(raw, 'order_id') FROM %s.orders_raw "
+                  "WHERE _load_id = {load_id:String})\n"
+                  "        GROUP BY order_id\n"
+                  "    ) AS o USING (order_id)\n"
+                  "    WHERE NOT (_has_prior AND updated_at < _prior_updated_at)\n"
+                  "    WINDOW chain AS (PARTITION BY order_id ORDER BY updated_at, _topic, _partition, _offset\n"
+                  "                     ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)\n"
+                  ")\n"
+                  "WHERE if(_nth = 1, NOT _has_prior OR _hashdiff != _prior_hashdiff, _hashdiff != _prev_hashdiff)\n"
+                  "  AND NOT has(_mine, (updated_at, _hashdiff));\n",
+        S, D, rep, o->cluster ? "GLOBAL " : "", S);
     return st;
 }
 

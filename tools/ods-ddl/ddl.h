@@ -10,6 +10,9 @@
 
 /* Longest database, table or cluster name accepted (ClickHouse allows longer; we need no more). */
 #define DDL_IDENT_MAX 64
+/* The most creation days one INSERT block of the transition may touch (one partition each):
+ * ten years, so a backfill loads whole while a runaway created_at still fails loudly. */
+#define DDL_MAX_PARTITIONS 3660
 /* Longest Kafka broker list, topic or group name accepted. */
 #define DDL_KAFKA_MAX 1024
 
@@ -18,6 +21,7 @@ typedef struct {
     const char *ods_db;     /* database of the ODS tables and the view */
     const char *cluster;    /* NULL: one node (no ON CLUSTER, no Distributed tables) */
     int replicated;         /* Replicated* engines with {shard}/{replica}; needs cluster */
+    int store_every;        /* transition: store every accepted version, not only changes */
     const char *brokers;    /* Kafka reader only */
     const char *topic;
     const char *group;
@@ -43,6 +47,11 @@ int ddl_check_opts(const ddl_opts *o, int need_kafka, ddl_error *err);
 int ddl_quote(FILE *out, const char *s);
 /* Writes f->sql_extract with every "%s" replaced by the key. */
 int ddl_extract(FILE *out, const wire_field *f);
+/* Writes f->canon_sql with every "%s" replaced by the key (the typed column's name). */
+int ddl_canon(FILE *out, const wire_field *f);
+/* Writes the array of the canonical texts of the fields that make up _hashdiff, in contract
+ * order: [toString(order_id), toString(user_id), ...]. */
+int ddl_hashdiff_args(FILE *out);
 
 /* Each writes its statements, separated by ";\n\n" and ending with ";\n"; the options must
  * have passed ddl_check_opts. 0, or DDL_EIO when writing failed. */

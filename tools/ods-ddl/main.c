@@ -12,11 +12,12 @@ typedef struct {
     int help;
     ods_cmd cmd;
     ddl_opts ddl;
+    const char *store; /* --store changes|every, transition only */
 } args;
 
 static const char USAGE[] =
     "usage: ods-ddl schema     [--cluster NAME [--replicated]] [--stg-db NAME] [--ods-db NAME]\n"
-    "       ods-ddl transition [--cluster NAME] [--stg-db NAME] [--ods-db NAME]\n"
+    "       ods-ddl transition [--cluster NAME] [--store changes|every] [--stg-db NAME] [--ods-db NAME]\n"
     "       ods-ddl kafka      --brokers LIST --topic NAME --group NAME [--stg-db NAME]\n"
     "       ods-ddl --help\n"
     "\n"
@@ -28,7 +29,8 @@ static const char USAGE[] =
     "              STG.orders_raw              raw String as received, Kafka _topic _partition\n"
     "                                          _offset _timestamp _key, _load_id, _load_ts;\n"
     "                                          MergeTree ORDER BY (_load_id, ...)\n"
-    "              ODS.order_snapshot_rep      the 11 typed contract columns, _load_id, _load_ts;\n"
+    "              ODS.order_snapshot_rep      the 11 typed contract columns, _hashdiff, _load_id,\n"
+    "                                          _load_ts;\n"
     "                                          ReplacingMergeTree(updated_at) ORDER BY order_id\n"
     "                                          PARTITION BY toDate(created_at)\n"
     "              ODS.order_snapshot_errors   raw, error_class, Kafka coordinates, _load_id,\n"
@@ -43,6 +45,12 @@ static const char USAGE[] =
     "              the rest, typed, into the ODS:        ... AND NOT (order_wire_class(raw) != '')\n"
     "            run with e.g. chlocal --param_load_id=ID; with --cluster they write the _dist\n"
     "            tables. Typing uses throwing conversions only: a bad value fails the load.\n"
+    "            _hashdiff = hashdiff_strict over the canonical text of the 10 state fields.\n"
+    "            --store changes (default): a version is stored only when its hashdiff differs\n"
+    "            from the order's version before it (the ODS's latest, then the load's own in\n"
+    "            updated_at order); versions older than the ODS's latest are left out. Any\n"
+    "            rerun of a load leaves both tables as one clean run does.\n"
+    "            --store every: every accepted version, as received (a rerun stores it again).\n"
     "kafka       STG.orders_kafka (Kafka engine, RawBLOB, one consumer; create it on one node\n"
     "            only) and the INSERT that reads one batch into STG.orders_raw with _load_id =\n"
     "            {load_id:String} and one _load_ts for the batch; empty messages are skipped.\n"
@@ -52,6 +60,7 @@ static const char USAGE[] =
     "  --ods-db NAME     ODS database (default ods)\n"
     "  --cluster NAME    generate for this cluster (default: one node, no Distributed tables)\n"
     "  --replicated      Replicated* engines (needs --cluster)\n"
+    "  --store MODE      transition: changes (default) or every\n"
     "  --brokers LIST    Kafka broker list, host:port[,host:port...]\n"
     "  --topic NAME      Kafka topic\n"
     "  --group NAME      Kafka consumer group\n"
@@ -75,6 +84,7 @@ static int parse(int argc, char **argv, args *a)
         {"--stg-db", offsetof(ddl_opts, stg_db)}, {"--ods-db", offsetof(ddl_opts, ods_db)},
         {"--cluster", offsetof(ddl_opts, cluster)}, {"--brokers", offsetof(ddl_opts, brokers)},
         {"--topic", offsetof(ddl_opts, topic)},     {"--group", offsetof(ddl_opts, group)},
+        {"--store", (size_t)-1},
     };
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -103,7 +113,10 @@ static int parse(int argc, char **argv, args *a)
             }
         }
         if (k < nv) {
-            *(const char **)((char *)&a->ddl + valued[k].off) = val;
+            if (valued[k].off == (size_t)-1)
+                a->store = val;
+            else
+                *(const char **)((char *)&a->ddl + valued[k].off) = val;
             continue;
         }
         if (s[0] == '-') {
@@ -135,6 +148,15 @@ static int parse(int argc, char **argv, args *a)
         fprintf(stderr, "ods-ddl: --brokers, --topic and --group apply to kafka only (try --help)\n");
         return -1;
     }
+    if (a->store && a->cmd != CMD_TRANSITION) {
+        fprintf(stderr, "ods-ddl: --store applies to transition only (try --help)\n");
+        return -1;
+    }
+    if (a->store && strcmp(a->store, "changes") != 0 && strcmp(a->store, "every") != 0) {
+        fprintf(stderr, "ods-ddl: --store takes changes or every (try --help)\n");
+        return -1;
+    }
+    a->ddl.store_every = a->store && !strcmp(a->store, "every");
     if (a->cmd == CMD_KAFKA && a->ddl.cluster) {
         fprintf(stderr, "ods-ddl: kafka is for one node: no --cluster (try --help)\n");
         return -1;

@@ -181,7 +181,7 @@ static void test_schema_one_node(void)
             CHECK(strncmp(p, line, (size_t)n) == 0);
             p += n;
         }
-        const char *tail = "    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n"
+        const char *tail = "    _hashdiff UInt128,\n    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n"
                            "ENGINE = ReplacingMergeTree(updated_at)\n"
                            "PARTITION BY toDate(created_at)\nORDER BY order_id\nCOMMENT '";
         CHECK(strncmp(p, tail, strlen(tail)) == 0);
@@ -193,7 +193,7 @@ static void test_schema_one_node(void)
                     "LowCardinality(String),\n    _partition UInt64,\n    _offset UInt64,\n") != NULL);
     CHECK(strstr(s, "ORDER BY (_load_id, _topic, _partition, _offset)\n") != NULL);
     CHECK(strstr(s, "    raw String,\n    error_class LowCardinality(String),\n    _topic ") != NULL);
-    CHECK(strstr(s, "FROM ods.order_snapshot_rep FINAL\n") != NULL);
+    CHECK(strstr(s, "snapshot_date, _hashdiff, _load_id, _load_ts\nFROM ods.order_snapshot_rep FINAL\n") != NULL);
     free(s);
 
     /* One database for both: created once. */
@@ -233,6 +233,29 @@ static void test_schema_cluster(void)
     free(s);
 }
 
+/* The typed items of the load, in contract order, then _hashdiff over the canonical texts of
+ * the state fields (snapshot_date left out), then the load columns; p is where they start. */
+static const char *check_typed(const char *p, const char *ind)
+{
+    for (size_t i = 0; i < WIRE_NFIELDS && p; i++) {
+        char *x = extract_text(&WIRE_FIELDS[i]);
+        char want[4096];
+        snprintf(want, sizeof want, "%s%s AS %s,\n", ind, x, WIRE_FIELDS[i].name);
+        const char *q = strstr(p, want);
+        CHECK(q != NULL);
+        p = q ? q + strlen(want) : NULL;
+        free(x);
+    }
+    char want[256];
+    snprintf(want, sizeof want, "%shashdiff_strict([toString(order_id), toString(user_id), toString(status), "
+             "concat(replaceOne(toString(created_at, 'UTC'), ' ', 'T'), 'Z'), ", ind);
+    CHECK(p && strncmp(p, want, strlen(want)) == 0);
+    const char *h = p ? strstr(p, "items]) AS _hashdiff,\n") : NULL;
+    CHECK(h != NULL);
+    CHECK(h && !memmem(p, (size_t)(h - p), "snapshot_date", 13));
+    return h ? h + strlen("items]) AS _hashdiff,\n") : NULL;
+}
+
 static void test_transition(void)
 {
     ddl_opts o = {.stg_db = "stg", .ods_db = "ods"};
@@ -245,28 +268,47 @@ static void test_transition(void)
     const char *bad = strstr(s, "INSERT INTO ods.order_snapshot_errors (raw, error_class, ");
     const char *good = strstr(s, "INSERT INTO ods.order_snapshot_rep (");
     CHECK(bad && good && bad < good);
-    CHECK(strstr(s, "\nFROM stg.orders_raw\nWHERE _load_id = {load_id:String} AND order_wire_class(raw) != '';\n") != NULL);
-    CHECK(strstr(s, "\nFROM stg.orders_raw\nWHERE _load_id = {load_id:String} AND NOT (order_wire_class(raw) != '');\n") != NULL);
-    CHECK_EQ_INT(count(s, "{load_id:String}"), 2);
-    /* Typed with the contract's own conversions, in the contract's order; load metadata copied. */
-    const char *p = good;
-    for (size_t i = 0; i < WIRE_NFIELDS && p; i++) {
-        char *x = extract_text(&WIRE_FIELDS[i]);
-        char want[4096];
-        snprintf(want, sizeof want, "    %s AS %s,\n", x, WIRE_FIELDS[i].name);
-        const char *q = strstr(p, want);
-        CHECK(q != NULL);
-        p = q ? q + strlen(want) : NULL;
-        free(x);
-    }
-    CHECK(p && strncmp(p, "    _load_id,\n    _load_ts\nFROM ", 32) == 0);
+    /* one predicate and its literal negation, each ending its statement's classification */
+    CHECK_EQ_INT(count(s, "\n  AND order_wire_class(raw) != '';\n"), 1);
+    CHECK_EQ_INT(count(s, "WHERE _load_id = {load_id:String} AND NOT (order_wire_class(raw) != '')\n"), 1);
+    /* a rerun records no error twice */
+    CHECK(strstr(s, "  AND (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset "
+                    "FROM ods.order_snapshot_errors WHERE _load_id = {load_id:String})\n") != NULL);
+    const char *p = check_typed(good, "            ");
+    CHECK(p && strncmp(p, "            _load_id,\n            _load_ts,\n            _topic,\n", 57) == 0);
+    /* the gate: the ODS read through the sort key for the load's order ids only, a chain per
+     * order, and what this load already stored is never stored again */
+    CHECK(strstr(s, "        WHERE order_id IN (SELECT JSONExtractString(raw, 'order_id') FROM stg.orders_raw "
+                    "WHERE _load_id = {load_id:String})\n") != NULL);
+    CHECK(strstr(s, "argMaxIf(_hashdiff, (updated_at, _load_ts), _load_id != {load_id:String})") != NULL);
+    CHECK(strstr(s, "WHERE NOT (_has_prior AND updated_at < _prior_updated_at)\n") != NULL);
+    CHECK(strstr(s, "WINDOW chain AS (PARTITION BY order_id ORDER BY updated_at, _topic, _partition, _offset\n") != NULL);
+    CHECK(strstr(s, "WHERE if(_nth = 1, NOT _has_prior OR _hashdiff != _prior_hashdiff, _hashdiff != _prev_hashdiff)\n"
+                    "  AND NOT has(_mine, (updated_at, _hashdiff));\n") != NULL);
     CHECK(!strstr(s, "OrZero") && !strstr(s, "OrNull") && !strstr(s, "BestEffort"));
     CHECK(!strstr(s, "now(") && !strstr(s, "now64("));
-    CHECK(!strstr(s, "_dist"));
-    /* regression: every accepted version is stored, none collapsed at insert time */
-    CHECK(good && strstr(good, "_load_ts)\nSETTINGS optimize_on_insert = 0\nSELECT\n") != NULL);
+    CHECK(!strstr(s, "_dist") && !strstr(s, "GLOBAL"));
+    /* regression: every version the gate keeps is stored, none collapsed at insert time; a
+     * backfill's many creation days fit in one block */
+    CHECK(good && strstr(good, "_hashdiff, _load_id, _load_ts)\nSETTINGS optimize_on_insert = 0, "
+                               "max_partitions_per_insert_block = 3660, join_use_nulls = 0\nSELECT ") != NULL);
     CHECK_EQ_INT(count(s, "SETTINGS"), 1);
     free(s);
+
+    /* --store every: the old statement, with _hashdiff */
+    o.store_every = 1;
+    s = gen(ddl_transition, &o);
+    CHECK(s != NULL);
+    if (!s)
+        return;
+    good = strstr(s, "INSERT INTO ods.order_snapshot_rep (");
+    CHECK(good && strstr(good, "_load_ts)\nSETTINGS optimize_on_insert = 0, max_partitions_per_insert_block = 3660\nSELECT\n"));
+    p = good ? check_typed(good, "    ") : NULL;
+    CHECK(p && strcmp(p, "    _load_id,\n    _load_ts\nFROM stg.orders_raw\n"
+                         "WHERE _load_id = {load_id:String} AND NOT (order_wire_class(raw) != '');\n") == 0);
+    CHECK(!strstr(s, "_mine") && !strstr(s, "OVER"));
+    free(s);
+    o.store_every = 0;
 
     o.cluster = "c1";
     s = gen(ddl_transition, &o);
@@ -275,10 +317,15 @@ static void test_transition(void)
         return;
     CHECK(strstr(s, "INSERT INTO ods.order_snapshot_errors_dist (") != NULL);
     CHECK(strstr(s, "INSERT INTO ods.order_snapshot_dist (") != NULL);
+    CHECK(strstr(s, "FROM ods.order_snapshot_errors_dist WHERE _load_id = {load_id:String})\n") != NULL);
     CHECK_EQ_INT(count(s, "_load_ts)\nSETTINGS distributed_foreground_insert = 1\nSELECT"), 1);
-    CHECK_EQ_INT(count(s, "_load_ts)\nSETTINGS distributed_foreground_insert = 1, optimize_on_insert = 0\nSELECT"), 1);
-    CHECK_EQ_INT(count(s, "AND order_wire_class(raw) != '';\n"), 1);
-    CHECK_EQ_INT(count(s, "AND NOT (order_wire_class(raw) != '');\n"), 1);
+    CHECK_EQ_INT(count(s, "_load_ts)\nSETTINGS distributed_foreground_insert = 1, optimize_on_insert = 0, "
+                          "max_partitions_per_insert_block = 3660, join_use_nulls = 0\nSELECT"), 1);
+    /* the shards get the load's order ids from this node: GLOBAL IN over the _dist table */
+    CHECK(strstr(s, "        FROM ods.order_snapshot_dist\n        WHERE order_id GLOBAL IN (SELECT "
+                    "JSONExtractString(raw, 'order_id') FROM stg.orders_raw WHERE _load_id = {load_id:String})\n") != NULL);
+    CHECK_EQ_INT(count(s, "\n  AND order_wire_class(raw) != '';\n"), 1);
+    CHECK_EQ_INT(count(s, "AND NOT (order_wire_class(raw) != '')\n"), 1);
     free(s);
 }
 
