@@ -327,7 +327,8 @@ int ddl_transition(FILE *out, const ddl_opts *o)
                   "WHERE _load_id = {load_id:String}\n"
                   "  AND (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset "
                   "FROM %s.%s WHERE _load_id = {load_id:String})\n"
-                  "  AND " BAD ";\n\n",
+                  "  AND " BAD "\n"
+                  "LIMIT 1 BY _topic, _partition, _offset;\n\n",
         S, D, target(o, "order_snapshot_errors", "order_snapshot_errors_dist"));
 
     put(&st, out, "INSERT INTO %s.%s (", D, rep);
