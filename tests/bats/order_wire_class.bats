@@ -414,7 +414,9 @@ SQL
 
     # Exactly as scripts/demo: schema, one batch into stg (empty messages skipped), transition.
     "$BIN/ods-ddl" schema >schema.sql
-    "$BIN/ods-ddl" transition >transition.sql
+    # --store every: every accepted row is typed and stored, so accepted = rows stored (the gate
+    # would store a repeated identical message once)
+    "$BIN/ods-ddl" transition --store every >transition.sql
     run_split chlocal --path db --queries-file schema.sql
     [ "$status" -eq 0 ]
     local id=issue10-e2e
