@@ -266,7 +266,7 @@ same_dumps() {
         grep -q "^CREATE VIEW IF NOT EXISTS ods.order_v ON CLUSTER c1 AS SELECT .*_hashdiff.* FROM ods.order_snapshot_dist FINAL" <<<"$output"
         [ "$(grep -c '^INSERT INTO ods.order_snapshot_errors_dist (.*) SETTINGS distributed_foreground_insert = 1 SELECT ' <<<"$output")" -eq 2 ]
         [ "$(grep -c '^INSERT INTO ods.order_snapshot_dist ' <<<"$output")" -eq 2 ]
-        [ "$(grep -c '^INSERT INTO ods.order_snapshot_dist (.*) SETTINGS distributed_foreground_insert = 1, optimize_on_insert = 0, max_partitions_per_insert_block = 3660, join_use_nulls = 0 SELECT ' <<<"$output")" -eq 1 ]
+        [ "$(grep -c '^INSERT INTO ods.order_snapshot_dist (.*) SETTINGS distributed_foreground_insert = 1, optimize_on_insert = 0, max_partitions_per_insert_block = 3660, join_use_nulls = 0, apply_prewhere_after_final = 0 SELECT ' <<<"$output")" -eq 1 ]
         [ "$(grep -c '^INSERT INTO ods.order_snapshot_dist (.*) SETTINGS distributed_foreground_insert = 1, optimize_on_insert = 0, max_partitions_per_insert_block = 3660 SELECT ' <<<"$output")" -eq 1 ]
         if [ -n "$v" ]; then
             grep -q "ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/ods/order_snapshot_rep', '{replica}', updated_at)" <<<"$output"
@@ -730,7 +730,64 @@ $(dump_sql o2 b)"
     same_dumps
 }
 
-@test "reruns converge after an interruption in the middle of the errors INSERT, then of the good INSERT (mid-chain)" {
+@test "ties on updated_at: the prior is what order_v shows, one version per updated_at within a load (the first received), reruns with late rows converge" {
+    # ties1..3.tsv, staged with one _load_ts for T1's first batch, T2 and T3 (so (updated_at,
+    # _load_ts) ties across loads), T1's rows marked late staged later:
+    #   ORD-4001 one updated_at in T1, T2, T3, discount 0.00 -> 1.00 -> 0.00: three versions, and
+    #            order_v is T3's (the prior of T3 is T2's version, the one order_v showed)
+    #   ORD-4002 created, paid, created again under one updated_at in T1 (offsets 2, 3, 4), paid
+    #            once more late (offset 0): the first received, offset 2's copy, alone
+    #   ORD-4003 created at offset 10; late: the same version at offset 5 (another snapshot_date)
+    #            and a newer paid: the first batch's copy of created, then paid
+    #   ORD-4004 created; late: cancelled under the same updated_at: created alone
+    #   and two rejected messages, one of them late
+    ts=2026-04-01\ 23:00:00
+    late=2026-04-02\ 01:00:00
+    sql="$(two_pairs_sql)
+$(stage_fx stg T1 ties1 "$ts" "expect = ''")
+$(stage_fx s2 T1 ties1 "$ts" "expect = ''")
+$(stage_fx s2 T1 ties1 "$late" "expect = 'late'")
+SET param_load_id = 'T1';
+$(ods_ddl transition)
+$(stage_fx stg T1 ties1 "$late" "expect = 'late'")
+$(ods_ddl transition)
+$(ods_ddl transition --stg-db s2 --ods-db o2)"
+    for l in 2 3; do
+        sql+="
+$(stage_fx stg "T$l" "ties$l" "$ts")
+$(stage_fx s2 "T$l" "ties$l" "$ts")
+SET param_load_id = 'T$l';
+$(ods_ddl transition)
+$(ods_ddl transition)
+$(ods_ddl transition --stg-db s2 --ods-db o2)"
+    done
+    sql+="
+SET param_load_id = 'T1';
+$(ods_ddl transition)
+SELECT order_id, status, updated_at, toDecimalString(discount, 2), snapshot_date, _load_id FROM ods.order_snapshot_rep ORDER BY ALL FORMAT TSV;
+SELECT order_id, status, toDecimalString(discount, 2), _load_id FROM ods.order_v ORDER BY ALL FORMAT TSV;
+$(dump_sql ods a)
+$(dump_sql o2 b)"
+    run_split chlocal --path db -q "$sql"
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    diff <(cat <<'TSV'
+ORD-4001	created	2026-04-01 10:00:00.000	0.00	2026-04-01	T1
+ORD-4001	created	2026-04-01 10:00:00.000	0.00	2026-04-03	T3
+ORD-4001	created	2026-04-01 10:00:00.000	1.00	2026-04-02	T2
+ORD-4002	created	2026-04-01 11:00:00.000	0.00	2026-04-01	T1
+ORD-4003	created	2026-04-01 12:00:00.000	0.00	2026-04-01	T1
+ORD-4003	paid	2026-04-01 13:00:00.000	0.00	2026-04-01	T1
+ORD-4004	created	2026-04-01 14:00:00.000	0.00	2026-04-01	T1
+ORD-4001	created	0.00	T3
+ORD-4002	created	0.00	T1
+ORD-4003	paid	0.00	T1
+ORD-4004	created	0.00	T1
+TSV
+) <(printf '%s\n' "$output")
+    same_dumps
+}
+
+@test "reruns converge after an interruption in the middle of the errors INSERT, then of the good INSERT, then from a state with some of an order's versions stored" {
     # G1 = day 1; G2 = days 2 and 3 (several versions of many orders); G3 = day 4, after recovery
     for d in 1 2 3 4; do
         og --orders 600 --days 4 --dirty 0.1 --seed 13 --day "$d" > "d$d.jsonl"
@@ -740,14 +797,16 @@ $(dump_sql o2 b)"
     bad=$(stmt ods.order_snapshot_errors <<<"$tr")
     good=$(stmt ods.order_snapshot_rep <<<"$tr")
     # Test-only failures. The errors INSERT: at staged offset 2600 (G2 has offsets 2000…), read
-    # in blocks of 50 in offset order. The good INSERT, one row a block, its output in order_id
-    # order: at the first row after order X, the first order from ORD-8 on that the clean run
-    # stored two G2 versions of; the engine commits a block when the next one arrives, so X's
-    # last version is lost with the failure and its first is kept. (_nth, a window column, keeps
-    # the filter above the window.)
-    x="(SELECT min(order_id) FROM (SELECT order_id FROM o2.order_snapshot_rep WHERE _load_id = 'G2' AND order_id >= 'ORD-8' GROUP BY order_id HAVING count() > 1))"
+    # in blocks of 50 in offset order. The good INSERT: at the first row of an order from ORD-8
+    # on (its output runs in order_id order; the rows of the block that holds the failing row are
+    # lost with it). (_receipt, a window column, keeps the filter above the window.) Then a run
+    # that stores a hash-chosen two thirds of what is left, standing for a failure in a
+    # multi-threaded INSERT (any subset of blocks committed): it certainly stores some of an
+    # order's versions and not the others.
     cut_bad=$(sed "s/^  AND order_wire_class(raw) != ''\$/  AND throwIf(_offset >= 2600, 'test interruption') = 0\n&/" <<<"$bad")
-    cut_good=$(sed "s/^WHERE if(_nth = 1, /WHERE throwIf(order_id > $x AND _nth > 0, 'test interruption') = 0 AND if(_nth = 1, /" <<<"$good")
+    cut_good=$(sed "s/^WHERE _receipt = 1\$/WHERE throwIf(order_id >= 'ORD-8' AND _receipt > 0, 'test interruption') = 0 AND _receipt = 1/" <<<"$good")
+    part_good=$(sed "s/^WHERE _receipt = 1\$/WHERE _receipt = 1 AND cityHash64(order_id, updated_at) % 3 != 0/" <<<"$good")
+    [ "$(grep -c 'cityHash64(order_id, updated_at) % 3' <<<"$part_good")" -eq 1 ]
     [ "$(grep -c 'test interruption' <<<"$cut_bad")" -eq 1 ]
     [ "$(grep -c 'test interruption' <<<"$cut_good")" -eq 1 ]
     small="max_block_size = 50, max_insert_block_size = 50, min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0, min_joined_block_size_rows = 0, min_joined_block_size_bytes = 0, max_threads = 1"
@@ -773,17 +832,19 @@ SET $small;
 -- run 1: the errors INSERT fails part-way
 $cut_bad;
 SELECT 'run 1 stored some errors, not all', (SELECT count() FROM ods.order_snapshot_errors WHERE _load_id = 'G2') BETWEEN 10 AND (SELECT count() - 10 FROM o2.order_snapshot_errors WHERE _load_id = 'G2');
--- run 2: the errors INSERT completes, the good INSERT fails part-way, inside an order's versions
+-- run 2: the errors INSERT completes, the good INSERT fails part-way
 $bad;
 SET max_block_size = 1, max_insert_block_size = 1;
 $cut_good;
 SELECT 'run 2 stored some versions, not all', (SELECT count() FROM ods.order_snapshot_rep WHERE _load_id = 'G2') BETWEEN 50 AND (SELECT count() - 50 FROM o2.order_snapshot_rep WHERE _load_id = 'G2');
-SELECT 'run 2 stopped inside an order: some of its G2 versions stored, not all', (SELECT count() FROM
+-- run 3: two thirds of the rest, by hash
+$part_good;
+SELECT 'run 3 left an order with some of its G2 versions stored, not all', (SELECT count() FROM
     (SELECT order_id, count() AS n FROM ods.order_snapshot_rep WHERE _load_id = 'G2' GROUP BY order_id) AS i
     INNER JOIN (SELECT order_id, count() AS n FROM o2.order_snapshot_rep WHERE _load_id = 'G2' GROUP BY order_id) AS c USING (order_id)
     WHERE i.n < c.n) > 0;
 SET max_block_size = DEFAULT, max_insert_block_size = DEFAULT, min_insert_block_size_rows = DEFAULT, min_insert_block_size_bytes = DEFAULT, min_joined_block_size_rows = DEFAULT, min_joined_block_size_bytes = DEFAULT, max_threads = DEFAULT;
--- run 3: the real transition
+-- run 4: the real transition
 $tr
 SET param_load_id = 'G3';
 $(ods_ddl transition)
@@ -835,9 +896,12 @@ $good"
         [ "$(grep -c 'ods\.order_snapshot_errors\b' <<<"$output")" -eq 0 ]
         [ "$(grep -c "NOT IN (SELECT _topic, _partition, _offset FROM ods.order_snapshot_errors_dist WHERE _load_id = {load_id:String})" <<<"$output")" -eq 1 ]
         if [ "$store" = changes ]; then
-            # the load's order_ids are computed on this node (its stg) and sent to every shard
-            [ "$(grep -c "FROM ods.order_snapshot_dist WHERE order_id GLOBAL IN (SELECT JSONExtractString(raw, 'order_id') FROM stg.orders_raw WHERE _load_id = {load_id:String}) GROUP BY order_id" <<<"$output")" -eq 1 ]
-            [ "$(grep -o ' IN (SELECT' <<<"$output" | wc -l)" -eq 2 ]
+            # the load's order_ids are computed on this node (its stg) and sent to every shard;
+            # each shard runs FINAL over its own rows, which hold every version of their orders
+            ids="order_id GLOBAL IN (SELECT JSONExtractString(raw, 'order_id') FROM stg.orders_raw WHERE _load_id = {load_id:String})"
+            [ "$(grep -c "FROM ods.order_snapshot_dist FINAL PREWHERE _load_id != {load_id:String} WHERE $ids) AS o USING (order_id)" <<<"$output")" -eq 1 ]
+            [ "$(grep -c "FROM ods.order_snapshot_dist WHERE (_load_id = {load_id:String}) AND ($ids) GROUP BY order_id) AS m USING (order_id)" <<<"$output")" -eq 1 ]
+            [ "$(grep -o ' IN (SELECT' <<<"$output" | wc -l)" -eq 3 ]
         else
             [ "$(grep -c 'order_snapshot_dist WHERE' <<<"$output")" -eq 0 ]
         fi

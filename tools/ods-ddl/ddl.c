@@ -308,11 +308,13 @@ int ddl_transition(FILE *out, const ddl_opts *o)
     /* - optimize_on_insert = 0: ReplacingMergeTree would collapse two versions of one order_id
      *   arriving in one block at insert time, silently dropping an accepted row;
      * - max_partitions_per_insert_block: a backfill touches one partition per creation day;
-     * - join_use_nulls = 0: an order the ODS does not hold yet joins as zeros, not NULLs. */
+     * - join_use_nulls = 0: an order the ODS does not hold yet joins as zeros, not NULLs;
+     * - apply_prewhere_after_final = 0 (the default, pinned): the prior is FINAL over the rows
+     *   PREWHERE keeps, not FINAL's winner filtered afterwards. */
     char keep[256];
     snprintf(keep, sizeof keep, "\nSETTINGS %soptimize_on_insert = 0, max_partitions_per_insert_block = %d%s",
              o->cluster ? "distributed_foreground_insert = 1, " : "", DDL_MAX_PARTITIONS,
-             o->store_every ? "" : ", join_use_nulls = 0");
+             o->store_every ? "" : ", join_use_nulls = 0, apply_prewhere_after_final = 0");
 
     put(&st, out, "-- ods-ddl transition, wire contract %s, store %s: run both, in order, with "
                   "--param_load_id=ID\n-- (a rerun of a load, after success or failure, leaves "
@@ -340,42 +342,52 @@ int ddl_transition(FILE *out, const ddl_opts *o)
         put(&st, out, "FROM %s.orders_raw\nWHERE _load_id = {load_id:String} AND NOT (" BAD ");\n", S);
         return st;
     }
-    /* Store only changes: each accepted version goes into a chain per order, the ODS's latest
-     * version from before this load first, then this load's versions in updated_at order (then
-     * Kafka order); a version is stored when its hashdiff differs from the one before it in the
-     * chain. A version older than that latest cannot change order_v: it is left out (stale).
-     * What an earlier run of this very load stored (_mine) is not stored again, and the "before"
-     * excludes it, so every rerun computes the same chain as the first run. The ODS is read only
-     * for the load's own order_ids, through the sort key (GLOBAL: on a cluster, the shards get
-     * the set from the node that holds the staged load). */
+    /* Store only changes. Per order, the versions of this load line up after the version
+     * order_v showed before the load (the "prior": FINAL over the other loads' rows; PREWHERE
+     * runs before FINAL, so it is exactly order_v without this load, ties on updated_at broken
+     * as order_v breaks them). A version is stored when it differs from the one before it:
+     *  - one version per updated_at within a load, the first received (by _load_ts, then Kafka
+     *    coordinates): two contents with one updated_at cannot both be current, and "first"
+     *    is what a rerun with later-staged rows still agrees on;
+     *  - _hashdiff covers updated_at, so a load's versions (distinct updated_at) all differ
+     *    from each other, and only the first can equal the prior (same updated_at, same state);
+     *  - older than the prior: it cannot change order_v, left out (stale).
+     * What an earlier run of this very load stored (_mine) is not stored again, and the prior
+     * excludes it, so every rerun computes what the first run did. The ODS is read only for
+     * the load's own order_ids, through the sort key (GLOBAL: on a cluster the shards get the
+     * set from the node that holds the staged load). */
+    char in[512];
+    snprintf(in, sizeof in, "order_id %sIN (SELECT JSONExtractString(raw, 'order_id') FROM %s.orders_raw "
+                            "WHERE _load_id = {load_id:String})",
+             o->cluster ? "GLOBAL " : "", S);
     put(&st, out, "SELECT ");
     contract_names(&st, out, ", ");
     put(&st, out, "_hashdiff, _load_id, _load_ts\nFROM\n(\n"
                   "    SELECT *,\n"
-                  "        lagInFrame(_hashdiff) OVER chain AS _prev_hashdiff,\n"
-                  "        row_number() OVER chain AS _nth\n"
+                  "        row_number() OVER (PARTITION BY order_id, updated_at "
+                  "ORDER BY _load_ts, _topic, _partition, _offset) AS _receipt\n"
                   "    FROM\n    (\n        SELECT\n");
     typed_items(&st, out, "            ", 1);
     put(&st, out, "        FROM %s.orders_raw\n"
                   "        WHERE _load_id = {load_id:String} AND NOT (" BAD ")\n"
-                  "    ) AS l\n    LEFT JOIN\n    (\n"
-                  "        SELECT order_id,\n"
-                  "            countIf(_load_id != {load_id:String}) > 0 AS _has_prior,\n"
-                  "            argMaxIf(_hashdiff, (updated_at, _load_ts), _load_id != {load_id:String}) AS _prior_hashdiff,\n"
-                  "            maxIf(updated_at, _load_id != {load_id:String}) AS _prior_updated_at,\n"
-                  "            groupArrayIf((updated_at, _hashdiff), _load_id = {load_id:String}) AS _mine\n"
-                  "        FROM %s.%s\n"
-                  "        WHERE order_id %sIN (SELECT JSONExtractString(raw, 'order_id') FROM %s.orders_raw "
-                  "WHERE _load_id = {load_id:String})\n"
-                  "        GROUP BY order_id\n"
-                  "    ) AS o USING (order_id)\n"
-                  "    WHERE NOT (_has_prior AND updated_at < _prior_updated_at)\n"
-                  "    WINDOW chain AS (PARTITION BY order_id ORDER BY updated_at, _topic, _partition, _offset\n"
-                  "                     ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)\n"
-                  ")\n"
-                  "WHERE if(_nth = 1, NOT _has_prior OR _hashdiff != _prior_hashdiff, _hashdiff != _prev_hashdiff)\n"
+                  "    )\n) AS l\n"
+                  "LEFT JOIN\n(\n"
+                  "    SELECT order_id, 1 AS _has_prior, updated_at AS _prior_updated_at, "
+                  "_hashdiff AS _prior_hashdiff\n"
+                  "    FROM %s.%s FINAL\n"
+                  "    PREWHERE _load_id != {load_id:String}\n"
+                  "    WHERE %s\n"
+                  ") AS o USING (order_id)\n"
+                  "LEFT JOIN\n(\n"
+                  "    SELECT order_id, groupArray((updated_at, _hashdiff)) AS _mine\n"
+                  "    FROM %s.%s\n"
+                  "    WHERE _load_id = {load_id:String} AND %s\n"
+                  "    GROUP BY order_id\n"
+                  ") AS m USING (order_id)\n"
+                  "WHERE _receipt = 1\n"
+                  "  AND (NOT _has_prior OR (updated_at >= _prior_updated_at AND _hashdiff != _prior_hashdiff))\n"
                   "  AND NOT has(_mine, (updated_at, _hashdiff));\n",
-        S, D, rep, o->cluster ? "GLOBAL " : "", S);
+        S, D, rep, in, D, rep, in);
     return st;
 }
 

@@ -276,14 +276,19 @@ static void test_transition(void)
                     "FROM ods.order_snapshot_errors WHERE _load_id = {load_id:String})\n") != NULL);
     const char *p = check_typed(good, "            ");
     CHECK(p && strncmp(p, "            _load_id,\n            _load_ts,\n            _topic,\n", 57) == 0);
-    /* the gate: the ODS read through the sort key for the load's order ids only, a chain per
-     * order, and what this load already stored is never stored again */
-    CHECK(strstr(s, "        WHERE order_id IN (SELECT JSONExtractString(raw, 'order_id') FROM stg.orders_raw "
-                    "WHERE _load_id = {load_id:String})\n") != NULL);
-    CHECK(strstr(s, "argMaxIf(_hashdiff, (updated_at, _load_ts), _load_id != {load_id:String})") != NULL);
-    CHECK(strstr(s, "WHERE NOT (_has_prior AND updated_at < _prior_updated_at)\n") != NULL);
-    CHECK(strstr(s, "WINDOW chain AS (PARTITION BY order_id ORDER BY updated_at, _topic, _partition, _offset\n") != NULL);
-    CHECK(strstr(s, "WHERE if(_nth = 1, NOT _has_prior OR _hashdiff != _prior_hashdiff, _hashdiff != _prev_hashdiff)\n"
+    /* the gate: the ODS read through the sort key for the load's order ids only; the prior is
+     * order_v without this load (PREWHERE before FINAL), one version per updated_at within the
+     * load (the first received), and what this load already stored is never stored again */
+    const char *ids = "order_id IN (SELECT JSONExtractString(raw, 'order_id') FROM stg.orders_raw "
+                      "WHERE _load_id = {load_id:String})";
+    CHECK_EQ_INT(count(s, ids), 2);
+    CHECK(strstr(s, "    FROM ods.order_snapshot_rep FINAL\n    PREWHERE _load_id != {load_id:String}\n"
+                    "    WHERE order_id IN (") != NULL);
+    CHECK(strstr(s, "    FROM ods.order_snapshot_rep\n    WHERE _load_id = {load_id:String} AND order_id IN (") != NULL);
+    CHECK(strstr(s, "row_number() OVER (PARTITION BY order_id, updated_at "
+                    "ORDER BY _load_ts, _topic, _partition, _offset) AS _receipt\n") != NULL);
+    CHECK(strstr(s, "WHERE _receipt = 1\n"
+                    "  AND (NOT _has_prior OR (updated_at >= _prior_updated_at AND _hashdiff != _prior_hashdiff))\n"
                     "  AND NOT has(_mine, (updated_at, _hashdiff));\n") != NULL);
     CHECK(!strstr(s, "OrZero") && !strstr(s, "OrNull") && !strstr(s, "BestEffort"));
     CHECK(!strstr(s, "now(") && !strstr(s, "now64("));
@@ -291,7 +296,8 @@ static void test_transition(void)
     /* regression: every version the gate keeps is stored, none collapsed at insert time; a
      * backfill's many creation days fit in one block */
     CHECK(good && strstr(good, "_hashdiff, _load_id, _load_ts)\nSETTINGS optimize_on_insert = 0, "
-                               "max_partitions_per_insert_block = 3660, join_use_nulls = 0\nSELECT ") != NULL);
+                               "max_partitions_per_insert_block = 3660, join_use_nulls = 0, "
+                               "apply_prewhere_after_final = 0\nSELECT ") != NULL);
     CHECK_EQ_INT(count(s, "SETTINGS"), 1);
     free(s);
 
@@ -320,10 +326,12 @@ static void test_transition(void)
     CHECK(strstr(s, "FROM ods.order_snapshot_errors_dist WHERE _load_id = {load_id:String})\n") != NULL);
     CHECK_EQ_INT(count(s, "_load_ts)\nSETTINGS distributed_foreground_insert = 1\nSELECT"), 1);
     CHECK_EQ_INT(count(s, "_load_ts)\nSETTINGS distributed_foreground_insert = 1, optimize_on_insert = 0, "
-                          "max_partitions_per_insert_block = 3660, join_use_nulls = 0\nSELECT"), 1);
+                          "max_partitions_per_insert_block = 3660, join_use_nulls = 0, "
+                          "apply_prewhere_after_final = 0\nSELECT"), 1);
     /* the shards get the load's order ids from this node: GLOBAL IN over the _dist table */
-    CHECK(strstr(s, "        FROM ods.order_snapshot_dist\n        WHERE order_id GLOBAL IN (SELECT "
-                    "JSONExtractString(raw, 'order_id') FROM stg.orders_raw WHERE _load_id = {load_id:String})\n") != NULL);
+    CHECK_EQ_INT(count(s, "order_id GLOBAL IN (SELECT JSONExtractString(raw, 'order_id') FROM stg.orders_raw "
+                          "WHERE _load_id = {load_id:String})"), 2);
+    CHECK(strstr(s, "    FROM ods.order_snapshot_dist FINAL\n    PREWHERE _load_id != {load_id:String}\n") != NULL);
     CHECK_EQ_INT(count(s, "\n  AND order_wire_class(raw) != ''\nLIMIT 1 BY _topic, _partition, _offset;\n"), 1);
     CHECK_EQ_INT(count(s, "AND NOT (order_wire_class(raw) != '')\n"), 1);
     free(s);
