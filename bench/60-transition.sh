@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # 60-transition: the STG → ODS transition at scale (issue 13, "Scale"). A world of 1 M orders
-# (scaled): day 1 stages and transitions a snapshot of every order; day 2 re-sends all of them
-# with exactly 1 % changed. The day-2 transition, gated (`ods-ddl transition`, store changes)
-# against `--store every`, and the gated one again on an ODS of 5 M orders (4 M older orders that
-# are not in the load), side by side, interleaved, each run on a fresh copy of the database.
+# (scaled): day 1 stages and transitions a snapshot of every order; days 2, 3 and 4 re-send all
+# of them with exactly 1 % changed. The day-4 transition, in the steady state of a nightly
+# pipeline, gated (`ods-ddl transition`, store changes) against `--store every`, and the gated one
+# again on an ODS of 5 M orders (4 M older orders that are not in the load), side by side,
+# interleaved, each run on a fresh copy of the database.
 set -euo pipefail
 source "$(dirname "$0")/../scripts/lib/common.sh"
 source "$ROOT/scripts/lib/bench.sh"
@@ -15,11 +16,11 @@ for b in chlocal ods-ddl orders-gen order_wire_class hashdiff; do
     [ -x "$BIN/$b" ] || die "no $BIN/$b: build first"
 done
 n=$(bench_rows 1000000)       # orders in the world = messages of each day's snapshot
-extra=$((4 * n))              # the 5 M ODS: 4 M more orders, older, not in the day-2 load
-changed=$((n / 100))          # exactly 1 % of day 2 changes (at least one)
+extra=$((4 * n))              # the 5 M ODS: 4 M more orders, older, not in the measured load
+changed=$((n / 100))          # exactly 1 % of days 2, 3 and 4 changes (at least one)
 ((changed >= 1)) || changed=1
 days=30                       # the world's orders are created over 30 days (30 partitions)
-d1=2026-03-30 d2=2026-03-31   # snapshot dates: model day 30 of orders-gen, and the next day
+dates=(- 2026-03-30 2026-03-31 2026-04-01 2026-04-02)  # snapshot date of day 1 … 4 (day 1: model day 30)
 run=$work/run                 # chlocal's working directory: no stray files it could take for tables
 base1=$work/base-1m base5=$work/base-5m
 m=$(awk -v n="$n" 'BEGIN {printf "%g", n / 1e6}') m5=$(awk -v n="$((n + extra))" 'BEGIN {printf "%g", n / 1e6}')
@@ -30,6 +31,19 @@ ch() { (cd "$run" && "$BIN/chlocal" "$@"); }
 "$BIN/ods-ddl" transition --store every >"$work/every.sql"
 ch --path "$base1" --queries-file "$work/schema.sql"
 
+# ledger DB LOAD: the load's ledger row (ods.order_loads): received accepted stored unchanged
+# stale rejected, or nothing when the load is not committed.
+ledger() { ch --path "$1" --format TSV -q "
+    SELECT received, accepted, stored, unchanged, stale, rejected FROM ods.order_loads WHERE _load_id = '$2'"; }
+# check_night DB LOAD STORED: the ledger says every message was accepted, STORED versions stored
+# (the rest unchanged), none stale or rejected.
+check_night() {
+    local got
+    got=$(ledger "$1" "$2" | tr '\t' ' ')
+    [ "$got" = "$n $n $3 $((n - $3)) 0 0" ] ||
+        die "$2: ledger row '$got'; want received accepted stored unchanged stale rejected = $n $n $3 $((n - $3)) 0 0"
+}
+
 # Day 1: orders-gen's snapshot of model day 30 with a 30-day window holds every order of the
 # world (all created on days 1 … 30), all new to the ODS; staged with Kafka-like coordinates
 # (3 partitions, offsets 0 … n-1) as scripts/demo does, then transitioned (gated).
@@ -37,47 +51,75 @@ say "day 1: $n orders from orders-gen, staged and transitioned" >&2
 "$BIN/orders-gen" --orders "$n" --days "$days" --window "$days" --day "$days" --seed 13 --format rowbinary |
     ch --path "$base1" --input-format RowBinary --structure 'raw String' -q "
         INSERT INTO stg.orders_raw (raw, _topic, _partition, _offset, _timestamp, _key, _load_id, _load_ts)
-        SELECT raw, 'orders.snapshot.v1', n % 3, n, toDateTime64('$d1', 3, 'UTC') + toIntervalSecond(n % 86400),
+        SELECT raw, 'orders.snapshot.v1', n % 3, n, toDateTime64('${dates[1]}', 3, 'UTC') + toIntervalSecond(n % 86400),
                '', 'day1', now64(3, 'UTC')
         FROM (SELECT raw, rowNumberInAllBlocks() AS n FROM table)"
 t0=$SECONDS
 ch --path "$base1" --param_load_id=day1 --queries-file "$work/gated.sql"
 say "day 1 transition: $((SECONDS - t0)) s" >&2
-got=$(ch --path "$base1" -q "SELECT count() FROM ods.order_snapshot_rep WHERE _load_id = 'day1'")
-[ "$got" -eq "$n" ] || die "day 1 stored $got versions, expected $n (every order is new)"
+check_night "$base1" day1 "$n"
 
-# Day 2, by SQL from day 1's staged messages: every message again with snapshot_date = day 2
-# (not state: it must not change the hashdiff); for exactly 1 % of the orders (the first by
-# cityHash64 among those not yet delivered or cancelled) the status moves one step forward
-# (new → paid → shipped → delivered) and updated_at becomes a time of day 2. Offsets continue.
-say "day 2: all $n orders again, $changed of them changed (SQL over day 1's staged rows)" >&2
-ch --path "$base1" -q "
-    INSERT INTO stg.orders_raw (raw, _topic, _partition, _offset, _timestamp, _key, _load_id, _load_ts)
-    SELECT if(chg,
-              replaceRegexpOne(replaceOne(raw1, concat('\"status\":\"', s, '\"'),
-                                          concat('\"status\":\"', transform(s, ['new', 'paid', 'shipped'], ['paid', 'shipped', 'delivered'], s), '\"')),
-                               '\"updated_at\":\"[^\"]*\"',
-                               concat('\"updated_at\":\"', replaceOne(toString(toDateTime64('$d2', 3, 'UTC')
-                                   + toIntervalMillisecond(cityHash64(id) % 86400000)), ' ', 'T'), 'Z\"')),
-              raw1),
-           _topic, _partition, _offset + $n, _timestamp + toIntervalDay(1), _key, 'day2', now64(3, 'UTC')
-    FROM (SELECT *, replaceOne(raw, '\"snapshot_date\":\"$d1\"', '\"snapshot_date\":\"$d2\"') AS raw1,
-                 JSONExtractString(raw, 'order_id') AS id, JSONExtractString(raw, 'status') AS s,
-                 id IN (SELECT JSONExtractString(raw, 'order_id') AS i FROM stg.orders_raw
-                        WHERE _load_id = 'day1' AND JSONExtractString(raw, 'status') IN ('new', 'paid', 'shipped')
-                        ORDER BY cityHash64(i) LIMIT $changed) AS chg
-          FROM stg.orders_raw WHERE _load_id = 'day1')"
-read -r msgs moved redated < <(ch --path "$base1" --format TSV -q "
-    SELECT count(), countIf(JSONExtractString(raw, 'updated_at') >= '$d2'),
-           countIf(JSONExtractString(raw, 'snapshot_date') = '$d2')
-    FROM stg.orders_raw WHERE _load_id = 'day2'")
-[ "$msgs" -eq "$n" ] && [ "$moved" -eq "$changed" ] && [ "$redated" -eq "$n" ] ||
-    die "day 2 staged $msgs messages, $moved changed, $redated with snapshot_date $d2 (want $n, $changed, $n)"
+# stage_day D: day D by SQL from day D-1's staged messages: every message again with
+# snapshot_date = day D (not state: it must not change the hashdiff); for exactly 1 % of the
+# orders (the first by cityHash64(order_id, day D) among those not yet delivered or cancelled, so
+# another 1 % each day) the status moves one step forward (new → paid → shipped → delivered) and
+# updated_at becomes a time of day D. Offsets continue.
+stage_day() {
+    local d=$1 p=$(($1 - 1)) msgs moved redated
+    say "day $d: all $n orders again, $changed of them changed (SQL over day $p's staged rows)" >&2
+    ch --path "$base1" -q "
+        INSERT INTO stg.orders_raw (raw, _topic, _partition, _offset, _timestamp, _key, _load_id, _load_ts)
+        SELECT if(chg,
+                  replaceRegexpOne(replaceOne(raw1, concat('\"status\":\"', s, '\"'),
+                                              concat('\"status\":\"', transform(s, ['new', 'paid', 'shipped'], ['paid', 'shipped', 'delivered'], s), '\"')),
+                                   '\"updated_at\":\"[^\"]*\"',
+                                   concat('\"updated_at\":\"', replaceOne(toString(toDateTime64('${dates[d]}', 3, 'UTC')
+                                       + toIntervalMillisecond(cityHash64(id) % 86400000)), ' ', 'T'), 'Z\"')),
+                  raw1),
+               _topic, _partition, _offset + $n, _timestamp + toIntervalDay(1), _key, 'day$d', now64(3, 'UTC')
+        FROM (SELECT *, replaceOne(raw, '\"snapshot_date\":\"${dates[p]}\"', '\"snapshot_date\":\"${dates[d]}\"') AS raw1,
+                     JSONExtractString(raw, 'order_id') AS id, JSONExtractString(raw, 'status') AS s,
+                     id IN (SELECT JSONExtractString(raw, 'order_id') AS i FROM stg.orders_raw
+                            WHERE _load_id = 'day$p' AND JSONExtractString(raw, 'status') IN ('new', 'paid', 'shipped')
+                            ORDER BY cityHash64(i, '${dates[d]}') LIMIT $changed) AS chg
+              FROM stg.orders_raw WHERE _load_id = 'day$p')"
+    read -r msgs moved redated < <(ch --path "$base1" --format TSV -q "
+        SELECT count(), countIf(JSONExtractString(raw, 'updated_at') >= '${dates[d]}'),
+               countIf(JSONExtractString(raw, 'snapshot_date') = '${dates[d]}')
+        FROM stg.orders_raw WHERE _load_id = 'day$d'")
+    [ "$msgs" -eq "$n" ] && [ "$moved" -eq "$changed" ] && [ "$redated" -eq "$n" ] ||
+        die "day $d staged $msgs messages, $moved changed, $redated with snapshot_date ${dates[d]} (want $n, $changed, $n)"
+}
 
-# The 5 M ODS: the same database plus 4 M older orders, inserted by SQL: copies of day 1's typed
-# rows under new order_ids (ORD- + 16 hex digits, as orders-gen writes them), moved 30, 60, 90
-# or 120 days back (so the ODS holds 150 days of history, 5 times the orders), with _hashdiff
-# recomputed by the transition's own hashdiff_strict expression over the new fields.
+# The steady state. A transition first deletes from ods.order_snapshot_hot the loads that an
+# earlier transition folded, then folds the committed hot rows into ods.order_snapshot_rep, then
+# writes its own load to the hot table. After day 1 alone the day-2 transition would fold all
+# 1 M first versions, which a nightly pipeline does once in its life. So days 2 and 3 run as real
+# nights first (day 2 folds day 1's 1 M; day 3 deletes them from the hot table and folds day 2):
+# the measured day 4 then finds what every night finds: 4 ledger rows, the ODS up to day 2 in
+# _rep, and in the hot table day 2 (folded, deleted by day 4's housekeeping) and day 3
+# (committed, folded by day 4), 1 % each. Day 4's messages are staged before the 5 M copy.
+for d in 2 3; do
+    stage_day "$d"
+    t0=$SECONDS
+    ch --path "$base1" --param_load_id="day$d" --queries-file "$work/gated.sql"
+    say "day $d transition: $((SECONDS - t0)) s" >&2
+    check_night "$base1" "day$d" "$changed"
+done
+stage_day 4
+read -r hot2 hot3 other <<<"$(ch --path "$base1" --format TSV -q "
+    SELECT countIf(_load_id = 'day2'), countIf(_load_id = 'day3'), countIf(_load_id NOT IN ('day2', 'day3'))
+    FROM ods.order_snapshot_hot")"
+[ "$hot2" -eq "$changed" ] && [ "$hot3" -eq "$changed" ] && [ "$other" -eq 0 ] ||
+    die "hot table before day 4: $hot2 rows of day 2, $hot3 of day 3, $other others (want $changed, $changed, 0)"
+
+# The 5 M ODS: the same database plus 4 M older orders, inserted by SQL into _rep: copies of
+# day 1's typed rows under new order_ids (ORD- + 16 hex digits, as orders-gen writes them), moved
+# 30, 60, 90 or 120 days back (so the ODS holds 150 days of history, 5 times the orders), with
+# _hashdiff recomputed by the transition's own hashdiff_strict expression over the new fields.
+# They need no ledger row: order_v shows every _rep row (FINAL) of an order without a committed
+# hot row, and only the hot table's rows wait for their load's commit; transitions never fold
+# or delete _rep rows, and the history's orders have no hot rows.
 say "${m5}M ODS: $extra older orders inserted by SQL" >&2
 hd=$(grep -o 'hashdiff_strict(\[[^]]*\])' "$work/gated.sql" | head -1)
 [ -n "$hd" ] || die "no hashdiff_strict([...]) expression in the generated transition"
@@ -94,22 +136,34 @@ ch --path "$base5" -q "
                  snapshot_date - 30 * k AS snapshot_date, _load_ts
           FROM ods.order_snapshot_rep AS r ARRAY JOIN [1, 2, 3, 4] AS k
           WHERE _load_id = 'day1')"
-# A settled ODS: each partition merged (both worlds alike), and 5 M distinct orders.
+# A settled ODS: each partition of _rep merged (both worlds alike), 1 M and 5 M distinct orders
+# in _rep, and as many in order_v.
 for db in "$base1" "$base5"; do
     ch --path "$db" -q "OPTIMIZE TABLE ods.order_snapshot_rep FINAL SETTINGS optimize_skip_merged_partitions = 1"
 done
-read -r total distinct <<<"$(ch --path "$base5" --format TSV -q "SELECT count(), uniqExact(order_id) FROM ods.order_snapshot_rep")"
-[ "$total" -eq $((n + extra)) ] && [ "$distinct" -eq "$total" ] ||
-    die "5 M ODS holds $total versions of $distinct orders (want $((n + extra)) of as many)"
+for w in "$base1 $n" "$base5 $((n + extra))"; do
+    read -r db want <<<"$w"
+    read -r total distinct visible <<<"$(ch --path "$db" --format TSV -q "
+        SELECT count(), uniqExact(order_id), (SELECT count() FROM ods.order_v) FROM ods.order_snapshot_rep")"
+    [ "$total" -eq "$want" ] && [ "$distinct" -eq "$want" ] && [ "$visible" -eq "$want" ] ||
+        die "ODS $db: _rep holds $total versions of $distinct orders, order_v $visible rows (want $want of each)"
+done
 say "databases: ${m}M orders $(du -sm "$base1" | cut -f1) MiB, ${m5}M $(du -sm "$base5" | cut -f1) MiB" >&2
 
-# stored DB: versions the day-2 transition wrote, and rejected rows (there are none).
-stored() { ch --path "$1" --format TSV -q "
-    SELECT (SELECT count() FROM ods.order_snapshot_rep WHERE _load_id = 'day2'),
-           (SELECT count() FROM ods.order_snapshot_errors WHERE _load_id = 'day2')"; }
+# after DB: what day 4's transition left: its ledger row (see ledger), and its own work on the
+# hot table and _rep: rows of day 4 and of any other load but day 3 in the hot table (day 2's
+# were deleted), day 3's versions now in _rep, and error rows of day 4 (there are none).
+after() {
+    ledger "$1" day4 | tr '\t' ' '
+    ch --path "$1" --format TSV -q "
+        SELECT (SELECT countIf(_load_id = 'day4') FROM ods.order_snapshot_hot),
+               (SELECT countIf(_load_id NOT IN ('day3', 'day4')) FROM ods.order_snapshot_hot),
+               (SELECT count() FROM ods.order_snapshot_rep WHERE _load_id = 'day3'),
+               (SELECT count() FROM ods.order_snapshot_errors WHERE _load_id = 'day4')" | tr '\t' ' '
+}
 # Each rep runs every variant once, in turn, on a fresh copy of its base (the copy is not
-# timed); bench_interleave with one rep times the transition alone (a whole chlocal command, so
-# its peak RSS is the transition's) and keeps the largest peak across reps.
+# timed); bench_interleave with one rep times the transition alone (a whole chlocal command with
+# all its statements, so its peak RSS is the transition's) and keeps the largest peak across reps.
 declare -A all want
 want[every]=$n want[gated]=$changed want[gated5]=$changed
 for ((r = 0; r < reps; r++)); do
@@ -118,13 +172,16 @@ for ((r = 0; r < reps; r++)); do
         rm -rf "$db"
         case $v in every|gated) cp -a "$base1" "$db" ;; gated5) cp -a "$base5" "$db" ;; esac
         sql=$work/gated.sql; [ "$v" = every ] && sql=$work/every.sql
-        bench_interleave 1 "$v" "cd '$run' && '$BIN/chlocal' --path '$db' --param_load_id=day2 --queries-file '$sql'" ||
-            die "day-2 transition ($v) failed"
+        bench_interleave 1 "$v" "cd '$run' && '$BIN/chlocal' --path '$db' --param_load_id=day4 --queries-file '$sql'" ||
+            die "day-4 transition ($v) failed"
         all[$v]+="${BENCH_SECS[$v]} "
-        read -r got bad < <(stored "$db")
-        [ "$got" -eq "${want[$v]}" ] && [ "$bad" -eq 0 ] ||
-            die "day 2 ($v) stored $got versions and $bad errors; want ${want[$v]} and 0 ($changed orders changed)"
-        say "rep $((r + 1)) $v: ${BENCH_SECS[$v]} s, stored $got" >&2
+        s=${want[$v]}
+        got=$(after "$db" | paste -sd ' ')
+        [ "$got" = "$n $n $s $((n - s)) 0 0 $s 0 $changed 0" ] ||
+            die "day 4 ($v): ledger received accepted stored unchanged stale rejected, hot rows of day 4,
+    hot rows of loads before day 3, day-3 versions in _rep, error rows = $got
+    want $n $n $s $((n - s)) 0 0 $s 0 $changed 0 ($changed orders changed)"
+        say "rep $((r + 1)) $v: ${BENCH_SECS[$v]} s, stored $s" >&2
         rm -rf "$db"
     done
 done
@@ -137,7 +194,7 @@ BENCH_SECS[gated_anchor]=${BENCH_SECS[gated]} BENCH_MIB[gated_anchor]=${BENCH_MI
 cost=$(awk -v g="${BENCH_SECS[gated]}" -v e="${BENCH_SECS[every]}" 'BEGIN {printf "%.2f", (e > 0) ? g / e : 0}')
 saving=$(awk -v c="$changed" -v n="$n" 'BEGIN {printf "%.1f", 100 * (1 - c / n)}')
 growth=$(awk -v a="${BENCH_MIB[gated]}" -v b="${BENCH_MIB[gated5]}" 'BEGIN {printf "%+.1f", (a > 0) ? 100 * (b - a) / a : 0}')
-bench_row "transition: day 2 (1 % changed), --store every, ODS ${m}M orders: stores $n" "$n" every
-bench_row "transition: day 2 gated (store changes) vs every: stores $changed ($saving % fewer writes), costs ${cost}x" "$n" gated every
-bench_row "transition: day 2 gated, ODS ${m}M orders (memory anchor; the runs above)" "$n" gated_anchor
-bench_row "transition: day 2 gated, ODS ${m5}M orders (4/5 older, not in the load): peak ${growth} %" "$n" gated5 gated_anchor
+bench_row "transition: day 4 (1 % changed), --store every, ODS ${m}M orders: stores $n" "$n" every
+bench_row "transition: day 4 gated (store changes) vs every: stores $changed ($saving % fewer writes), costs ${cost}x" "$n" gated every
+bench_row "transition: day 4 gated, ODS ${m}M orders (memory anchor; the runs above)" "$n" gated_anchor
+bench_row "transition: day 4 gated, ODS ${m5}M orders (4/5 older, not in the load): peak ${growth} %" "$n" gated5 gated_anchor

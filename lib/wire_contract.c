@@ -50,6 +50,8 @@ const wire_field WIRE_FIELDS[WIRE_NFIELDS] = {
      "|2149-0[1-5]-[0-9]{2}|2149-06-0[1-6])\"$'), 'yyyy-MM-dd', 'UTC'))", "toString(%s)", 0},
 };
 
+const char *const WIRE_REJECT_CLASSES[WIRE_NREJECT] = {"not_an_object", "keyset_mismatch", "field_invalid"};
+
 const wire_field *wire_field_by_name(const char *key, size_t len)
 {
     for (size_t i = 0; i < WIRE_NFIELDS; i++)

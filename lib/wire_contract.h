@@ -37,6 +37,12 @@ typedef struct {
 /* In the ODS column order. */
 extern const wire_field WIRE_FIELDS[WIRE_NFIELDS];
 
+/* The classes of a rejected message, as order_wire_class returns them (an accepted one gets
+ * ""), in the order of the wire_class enum from 1; the errors table and the load ledger use
+ * these names. */
+#define WIRE_NREJECT 3
+extern const char *const WIRE_REJECT_CLASSES[WIRE_NREJECT];
+
 /* The field with this exact (unescaped) key, or NULL. */
 const wire_field *wire_field_by_name(const char *key, size_t len);
 

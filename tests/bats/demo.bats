@@ -3,7 +3,7 @@
 # on the database it leaves behind (--keep).
 load helpers
 
-# report_rows FILE: the per-load table as TSV: load messages empty received accepted stored
+# report_rows FILE: the ledger table as TSV: delta load messages empty received accepted stored
 # unchanged stale rejected not_an_object keyset_mismatch field_invalid all_accounted
 report_rows() {
     grep -E '^ *[0-9]+\. │' "$1" | sed -E 's/^ *[0-9]+\. │//; s/ *│ */\t/g; s/^ +//; s/\t$//'
@@ -17,8 +17,10 @@ report_value() { sed -nE "s/^$2: +//p" "$1"; }
     report_rows report.txt > rows.tsv
     [ "$(wc -l < rows.tsv)" -eq 3 ]
     local n=0 unchanged_total=0
-    while IFS=$'\t' read -r load messages empty received accepted stored unchanged stale rejected nao ksm fi all; do
+    while IFS=$'\t' read -r delta load messages empty received accepted stored unchanged stale rejected nao ksm fi all; do
         n=$((n + 1))
+        # the ledger numbers the loads 1, 2, 3 in the order they were committed
+        [ "$delta" -eq "$n" ]
         [ "$all" = yes ]
         [ $((accepted + rejected)) -eq $((messages - empty)) ]
         [ $((stored + unchanged + stale)) -eq "$accepted" ]
@@ -27,7 +29,9 @@ report_value() { sed -nE "s/^$2: +//p" "$1"; }
         got=$(chlocal --path db --param_l="$load" -q "
             SELECT (SELECT count() FROM stg.orders_raw WHERE _load_id = {l:String}),
                    (SELECT countIf(order_wire_class(raw) = '') FROM stg.orders_raw WHERE _load_id = {l:String}),
-                   (SELECT count() FROM ods.order_snapshot_rep WHERE _load_id = {l:String}),
+                   (SELECT count() FROM (SELECT order_id, updated_at FROM ods.order_snapshot_rep WHERE _load_id = {l:String}
+                                         UNION DISTINCT
+                                         SELECT order_id, updated_at FROM ods.order_snapshot_hot WHERE _load_id = {l:String})),
                    (SELECT count() FROM ods.order_snapshot_errors WHERE _load_id = {l:String}),
                    (SELECT countIf(error_class = 'field_invalid') FROM ods.order_snapshot_errors WHERE _load_id = {l:String})
             FORMAT TSV" </dev/null)
@@ -41,13 +45,14 @@ report_value() { sed -nE "s/^$2: +//p" "$1"; }
     # later snapshots re-send unchanged orders, which the gate does not store again
     [ "$unchanged_total" -gt 0 ]
     # the rerun of the last load changed nothing
-    [[ "$output" == *"Rerun of demo-7-day03: 0 versions and 0 error rows added, order_v unchanged: yes"* ]]
+    [[ "$output" == *"Rerun of demo-7-day03: 0 versions, 0 error rows and 0 ledger rows added, order_v unchanged: yes"* ]]
     # the generator's own count of messages for each day, independently of the demo
     for d in 1 2 3; do
         n=$("$BIN/orders-gen" --orders 600 --days 3 --day $d --dirty 0.05 --seed 7 | wc -l)
-        [ "$(sed -n "${d}p" rows.tsv | cut -f2)" -eq "$n" ]
+        [ "$(sed -n "${d}p" rows.tsv | cut -f3)" -eq "$n" ]
     done
-    sql=$(chlocal --path db -q "SELECT (SELECT count() FROM ods.order_v), (SELECT uniqExact(order_id) FROM ods.order_snapshot_rep), (SELECT count() FROM ods.order_snapshot_rep) FORMAT TSV")
+    versions="SELECT order_id, updated_at, _load_id FROM ods.order_snapshot_rep UNION DISTINCT SELECT order_id, updated_at, _load_id FROM ods.order_snapshot_hot"
+    sql=$(chlocal --path db -q "SELECT (SELECT count() FROM ods.order_v), (SELECT uniqExact(order_id) FROM ($versions)), (SELECT count() FROM ($versions)) FORMAT TSV")
     [ "$sql" = "$(printf '%s\t%s\t%s' "$(report_value report.txt rows_in_order_v)" \
         "$(report_value report.txt distinct_valid_order_ids)" "$(report_value report.txt versions_stored)")" ]
     [ "$(report_value report.txt orders_split_over_partitions)" -eq 0 ]
@@ -60,7 +65,7 @@ report_value() { sed -nE "s/^$2: +//p" "$1"; }
     run_split "$ROOT/scripts/demo" --input "$ROOT/tests/fixtures/demo/messages.txt" --keep db
     [ "$status" -eq 0 ]
     echo "$output" > report.txt
-    [ "$(report_rows report.txt)" = "$(printf 'input-1\t7\t1\t6\t3\t3\t0\t0\t3\t1\t1\t1\tyes')" ]
+    [ "$(report_rows report.txt)" = "$(printf '1\tinput-1\t7\t1\t6\t3\t3\t0\t0\t3\t1\t1\t1\tyes')" ]
     run chlocal --path db -q "SELECT order_id, status FROM ods.order_v ORDER BY order_id FORMAT TSV"
     [ "$output" = "$(printf 'A-1\tpaid\nA-4\tnew')" ]
     [[ "$(cat report.txt)" == *"created_at: day 30 does not exist in 2026-02"* ]]

@@ -3,8 +3,8 @@
 # variants parse), the issue's acceptance tests pass with the real order_wire_class UDF, and the
 # transition of issue 13 holds: _hashdiff is the native SQL over the canonical texts, only changes
 # are stored (--store every keeps every version), every rerun converges to one clean run (after
-# success, with rows staged late, after an interruption in the middle of either INSERT), and a
-# load may span any number of creation days.
+# success, with rows staged late before the commit, after an interruption in the middle of any
+# INSERT), and a load may span any number of creation days.
 load helpers
 
 FIX=$ROOT/tests/fixtures/ddl
@@ -31,6 +31,27 @@ statements_tsv() {
 
 # stmt TABLE < SQL: the one generated statement that inserts into TABLE, without its ';'.
 stmt() { awk -v t="INSERT INTO $1 " 'BEGIN { RS = ";\n" } index($0, t) == 1 || index($0, "\n" t)'; }
+
+# Where the stored versions are. A transition writes its load's versions to
+# ods.order_snapshot_hot and commits the load to the ledger ods.order_loads (from then on order_v
+# shows them); the NEXT transition, of any load not committed yet, first folds the hot rows of
+# every committed load into ods.order_snapshot_rep (its statement 2), and the one after that
+# deletes them from the hot table. So after a test's last transition its last load's versions
+# are in the hot table only. fold_sql [ODS_DB [STG_DB]] prints that fold alone, standing for the
+# next transition: a test that reads order_snapshot_rep for every stored version runs it after
+# its last transition. Like every statement of the transition it does nothing for a committed
+# load, so it runs with load_id 'next', which no test stages or commits (and which stays the
+# session's load_id afterwards).
+fold_sql() {
+    local d=${1:-ods}
+    echo "SET param_load_id = 'next';"
+    ods_ddl transition --ods-db "$d" --stg-db "${2:-stg}" | stmt "$d.order_snapshot_rep"
+    echo ";"
+}
+
+# uncommitted_sql [OPTION…]: the transition up to its commit (statements 1 to 4), i.e. a run that
+# failed at the commit: the load stays open, so a rerun still takes rows staged since.
+uncommitted_sql() { ods_ddl transition "$@" | sed '/^-- 5\. /,$d'; }
 
 fx() { printf "file('%s/%s.tsv', TSVWithNames, '%s')" "$FIX" "$1" "$STRUCT"; }
 
@@ -119,13 +140,19 @@ NO_MERGE="SYSTEM STOP MERGES ods.order_snapshot_rep;"
 MERGE="SYSTEM START MERGES ods.order_snapshot_rep; OPTIMIZE TABLE ods.order_snapshot_rep FINAL;"
 
 # --- The convergence tests: a treated ODS (stg/ods) against a clean reference (s2/o2) in one
-# chlocal process with every merge stopped, so the physical rows are compared, not just FINAL.
+# chlocal process with merges stopped, so the physical rows are compared, not just FINAL.
 
-# The schema twice, merges stopped for the whole process.
+# The schema twice, merges stopped for the whole process but the hot tables': the transition's
+# housekeeping is a mutation it waits for (mutations_sync = 2), which a table with merges stopped
+# never runs (the transition would wait forever); a plain MergeTree's merges keep every row anyway.
 two_pairs_sql() {
+    local t
     ods_ddl schema
     ods_ddl schema --stg-db s2 --ods-db o2
-    echo "SYSTEM STOP MERGES;"
+    for t in stg.orders_raw ods.order_snapshot_rep ods.order_snapshot_errors ods.order_loads \
+             s2.orders_raw o2.order_snapshot_rep o2.order_snapshot_errors o2.order_loads; do
+        echo "SYSTEM STOP MERGES $t;"
+    done
 }
 
 # stage_fx DB LOAD FIXTURE LOAD_TS [WHERE]: a fixture's non-empty messages staged as the one-batch
@@ -146,18 +173,20 @@ FROM (SELECT raw, $5 + rowNumberInAllBlocks() AS _offset FROM file('$PWD/$3', Li
 WHERE raw != '' AND (${6:-1}) SETTINGS $STAGE_SETTINGS;"
 }
 
-# dump_sql ODS_DB PREFIX: each table's and order_v's full contents, sorted, into PREFIX.NAME.tsv.
+# dump_sql ODS_DB PREFIX: each table's and order_v's full contents, sorted, into PREFIX.NAME.tsv;
+# the ledger without committed_at (the clock of the run).
+DUMPED="order_snapshot_rep order_snapshot_errors order_snapshot_hot order_loads order_v"
 dump_sql() {
     local t
-    for t in order_snapshot_rep order_snapshot_errors order_v; do
-        echo "SELECT * FROM $1.$t ORDER BY ALL INTO OUTFILE '$PWD/$2.$t.tsv' TRUNCATE FORMAT TSV;"
+    for t in $DUMPED; do
+        echo "SELECT * $([ "$t" = order_loads ] && echo "EXCEPT committed_at") FROM $1.$t ORDER BY ALL INTO OUTFILE '$PWD/$2.$t.tsv' TRUNCATE FORMAT TSV;"
     done
 }
 
 # same_dumps: the treated dumps (a.*) equal the clean ones (b.*), byte for byte, and hold rows.
 same_dumps() {
     local t
-    for t in order_snapshot_rep order_snapshot_errors order_v; do
+    for t in $DUMPED; do
         [ -s "a.$t.tsv" ] || { echo "a.$t.tsv is empty"; return 1; }
         diff "a.$t.tsv" "b.$t.tsv" || { echo "$t differs from the clean run"; return 1; }
     done
@@ -222,22 +251,29 @@ same_dumps() {
     run_split chlocal --no-udf --path db -q "SELECT database, name, engine, engine_full FROM system.tables WHERE database IN ('stg', 'ods') ORDER BY database, name FORMAT TSV"
     [ "$status" -eq 0 ]
     echo "$output"
-    [ "$(wc -l <<<"$output")" -eq 4 ]
+    [ "$(wc -l <<<"$output")" -eq 6 ]
     [[ "$output" == *$'ods\torder_snapshot_rep\tReplacingMergeTree\tReplacingMergeTree(updated_at) PARTITION BY toDate(created_at) ORDER BY order_id '* ]]
     [[ "$output" == *$'ods\torder_snapshot_errors\tMergeTree\tMergeTree PARTITION BY toDate(_load_ts) ORDER BY (_load_id, error_class, _topic, _partition, _offset) '* ]]
+    [[ "$output" == *$'ods\torder_snapshot_hot\tMergeTree\tMergeTree PARTITION BY _load_id ORDER BY (order_id, updated_at) '* ]]
+    [[ "$output" == *$'ods\torder_loads\tMergeTree\tMergeTree ORDER BY delta '* ]]
     [[ "$output" == *$'ods\torder_v\tView'* ]]
     [[ "$output" == *$'stg\torders_raw\tMergeTree\tMergeTree PARTITION BY toDate(_load_ts) ORDER BY (_load_id, _topic, _partition, _offset) '* ]]
     run_split chlocal --no-udf --path db -q "SELECT comment FROM system.tables WHERE database = 'ods' AND name = 'order_snapshot_rep'"
     [[ "$output" == *"order-snapshot-wire-v1"* ]]
-    # The view and the table have the same columns: the 11 of the contract, _hashdiff (UInt128),
-    # _load_id, _load_ts.
+    # The view and the two tables of versions have the same columns: the 11 of the contract,
+    # _hashdiff (UInt128), _load_id, _load_ts.
     run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_v' ORDER BY position)"
     view_cols=$output
+    run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_snapshot_hot' ORDER BY position)"
+    [ "$output" = "$view_cols" ]
     run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_snapshot_rep' ORDER BY position)"
     [ "$output" = "$view_cols" ]
     [ "$output" = "['order_id','user_id','status','created_at','updated_at','items_total','discount','delivery','total','items','snapshot_date','_hashdiff','_load_id','_load_ts']" ]
     run_split chlocal --no-udf --path db -q "SELECT table, type FROM system.columns WHERE database = 'ods' AND name = '_hashdiff' ORDER BY table FORMAT TSV"
-    [ "$output" = "$(printf 'order_snapshot_rep\tUInt128\norder_v\tUInt128')" ]
+    [ "$output" = "$(printf 'order_snapshot_hot\tUInt128\norder_snapshot_rep\tUInt128\norder_v\tUInt128')" ]
+    # The ledger: the load, its delta and commit time, its figures, one count per reject class.
+    run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_loads' ORDER BY position)"
+    [ "$output" = "['delta','_load_id','committed_at','received','accepted','stored','unchanged','stale','rejected','not_an_object','keyset_mismatch','field_invalid']" ]
     # One row per order even with versions in two partitions and a server that would not merge
     # across partitions in FINAL: the view sets it for itself.
     run_split chlocal --no-udf --path db -q "
@@ -245,11 +281,18 @@ same_dumps() {
         INSERT INTO ods.order_snapshot_rep (order_id, created_at, updated_at) VALUES ('A', '2026-01-02 00:00:00', '2026-01-03 00:00:00');
         SELECT count(), any(updated_at) FROM ods.order_v SETTINGS do_not_merge_across_partitions_select_final = 1"
     [ "$output" = "$(printf '1\t2026-01-03 00:00:00.000')" ]
+    # A hot row is invisible until the ledger holds its load; then it is the order's row.
+    run_split chlocal --no-udf --path db -q "
+        INSERT INTO ods.order_snapshot_hot (order_id, created_at, updated_at, _load_id) VALUES ('A', '2026-01-02 00:00:00', '2026-01-04 00:00:00', 'H');
+        SELECT count(), any(updated_at), any(_load_id) FROM ods.order_v SETTINGS do_not_merge_across_partitions_select_final = 1;
+        INSERT INTO ods.order_loads (delta, _load_id) VALUES (1, 'H');
+        SELECT count(), any(updated_at), any(_load_id) FROM ods.order_v SETTINGS do_not_merge_across_partitions_select_final = 1"
+    [ "$output" = "$(printf '1\t2026-01-03 00:00:00.000\t\n1\t2026-01-04 00:00:00.000\tH')" ]
     # Other database names work the same.
     ods_ddl schema --stg-db s2 --ods-db o2 > s2.sql
     chlocal --no-udf --path db --queries-file s2.sql
     run_split chlocal --no-udf --path db -q "SELECT count() FROM system.tables WHERE database IN ('s2', 'o2')"
-    [ "$output" = "4" ]
+    [ "$output" = "6" ]
 }
 
 @test "cluster variants: every statement parses, with ON CLUSTER, _dist tables and replica macros" {
@@ -259,18 +302,30 @@ same_dumps() {
         ods_ddl transition --cluster c1 --store every | statements_tsv >> st.tsv
         run_split chlocal --no-udf -q "SELECT formatQuerySingleLine(q) FROM file('$PWD/st.tsv', TSV, 'q String') FORMAT TSVRaw"
         [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
-        [ "$(wc -l <<<"$output")" -eq 12 ]
-        [ "$(grep -c '^CREATE .* ON CLUSTER c1' <<<"$output")" -eq 8 ]
+        # 12 of the schema (2 databases, 5 tables, 4 Distributed, the view), 7 of each transition
+        [ "$(wc -l <<<"$output")" -eq 26 ]
+        [ "$(grep -c '^CREATE .* ON CLUSTER c1' <<<"$output")" -eq 12 ]
         grep -q "^CREATE TABLE IF NOT EXISTS ods.order_snapshot_dist ON CLUSTER c1 AS ods.order_snapshot_rep ENGINE = Distributed(c1, ods, order_snapshot_rep, cityHash64(order_id))$" <<<"$output"
         grep -q "^CREATE TABLE IF NOT EXISTS ods.order_snapshot_errors_dist ON CLUSTER c1 AS ods.order_snapshot_errors ENGINE = Distributed(c1, ods, order_snapshot_errors, " <<<"$output"
-        grep -q "^CREATE VIEW IF NOT EXISTS ods.order_v ON CLUSTER c1 AS SELECT .*_hashdiff.* FROM ods.order_snapshot_dist FINAL" <<<"$output"
+        grep -q "^CREATE TABLE IF NOT EXISTS ods.order_snapshot_hot_dist ON CLUSTER c1 AS ods.order_snapshot_hot ENGINE = Distributed(c1, ods, order_snapshot_hot, cityHash64(order_id))$" <<<"$output"
+        grep -q "^CREATE TABLE IF NOT EXISTS ods.order_loads_dist ON CLUSTER c1 AS ods.order_loads ENGINE = Distributed(c1, ods, order_loads)$" <<<"$output"
+        C="order_id, user_id, status, created_at, updated_at, items_total, discount, delivery, total, items, snapshot_date, _hashdiff, _load_id, _load_ts"
+        hot_ids="(SELECT order_id FROM ods.order_snapshot_hot_dist WHERE _load_id GLOBAL IN (SELECT _load_id FROM ods.order_loads_dist))"
+        grep -qF "CREATE VIEW IF NOT EXISTS ods.order_v ON CLUSTER c1 AS SELECT $C FROM (SELECT $C FROM ods.order_snapshot_dist FINAL WHERE order_id GLOBAL NOT IN $hot_ids SETTINGS do_not_merge_across_partitions_select_final = 0) UNION ALL SELECT $C FROM (SELECT * FROM (SELECT *, 0 AS _rank FROM (SELECT $C FROM ods.order_snapshot_dist FINAL WHERE order_id GLOBAL IN $hot_ids SETTINGS do_not_merge_across_partitions_select_final = 0) UNION ALL SELECT $C, c.delta AS _rank FROM ods.order_snapshot_hot_dist AS h GLOBAL INNER JOIN (SELECT _load_id, delta FROM ods.order_loads_dist) AS c USING (_load_id)) ORDER BY order_id ASC, updated_at DESC, _rank DESC LIMIT 1 BY order_id)" <<<"$output"
         [ "$(grep -c '^INSERT INTO ods.order_snapshot_errors_dist (.*) SETTINGS distributed_foreground_insert = 1 SELECT ' <<<"$output")" -eq 2 ]
+        # the folds (both modes), then the good INSERTs into the hot table
         [ "$(grep -c '^INSERT INTO ods.order_snapshot_dist ' <<<"$output")" -eq 2 ]
-        [ "$(grep -c '^INSERT INTO ods.order_snapshot_dist (.*) SETTINGS distributed_foreground_insert = 1, optimize_on_insert = 0, max_partitions_per_insert_block = 3660, join_use_nulls = 0, apply_prewhere_after_final = 0 SELECT ' <<<"$output")" -eq 1 ]
-        [ "$(grep -c '^INSERT INTO ods.order_snapshot_dist (.*) SETTINGS distributed_foreground_insert = 1, optimize_on_insert = 0, max_partitions_per_insert_block = 3660 SELECT ' <<<"$output")" -eq 1 ]
+        [ "$(grep -c '^INSERT INTO ods.order_snapshot_dist (.*) SETTINGS distributed_foreground_insert = 1, optimize_on_insert = 0, max_partitions_per_insert_block = 3660 SELECT .* FROM ods.order_snapshot_hot_dist WHERE ' <<<"$output")" -eq 2 ]
+        [ "$(grep -c '^INSERT INTO ods.order_snapshot_hot_dist ' <<<"$output")" -eq 2 ]
+        [ "$(grep -c '^INSERT INTO ods.order_snapshot_hot_dist (.*) SETTINGS distributed_foreground_insert = 1, max_partitions_per_insert_block = 3660, join_use_nulls = 0 SELECT ' <<<"$output")" -eq 1 ]
+        [ "$(grep -c '^INSERT INTO ods.order_snapshot_hot_dist (.*) SETTINGS distributed_foreground_insert = 1, max_partitions_per_insert_block = 3660 SELECT ' <<<"$output")" -eq 1 ]
+        [ "$(grep -c '^ALTER TABLE ods.order_snapshot_hot ON CLUSTER c1 (DELETE WHERE .*) SETTINGS mutations_sync = 2, allow_nondeterministic_mutations = 1$' <<<"$output")" -eq 2 ]
+        [ "$(grep -c '^INSERT INTO ods.order_loads (delta, ' <<<"$output")" -eq 2 ]
         if [ -n "$v" ]; then
             grep -q "ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/ods/order_snapshot_rep', '{replica}', updated_at)" <<<"$output"
-            [ "$(grep -c "'/clickhouse/tables/{shard}/[a-z]*/[a-z_]*', '{replica}'" <<<"$output")" -eq 3 ]
+            grep -q "ReplicatedMergeTree('/clickhouse/tables/{shard}/ods/order_snapshot_hot', '{replica}')" <<<"$output"
+            grep -q "ReplicatedMergeTree('/clickhouse/tables/{shard}/ods/order_loads', '{replica}')" <<<"$output"
+            [ "$(grep -c "'/clickhouse/tables/{shard}/[a-z]*/[a-z_]*', '{replica}'" <<<"$output")" -eq 5 ]
         else
             run grep -c Replicated <<<"$output"
             [ "$output" = 0 ]
@@ -278,7 +333,7 @@ same_dumps() {
     done
 }
 
-@test "transition: the good branch is the literal negation of the bad one; both run, in both store modes" {
+@test "transition: the good branch is the literal negation of the bad one; all seven statements run, in both store modes" {
     # --store changes is the default
     diff <(ods_ddl transition) <(ods_ddl transition --store changes)
     ods_ddl schema > schema.sql
@@ -286,14 +341,29 @@ same_dumps() {
     for store in changes every; do
         run_split ods_ddl transition --store "$store"
         [ "$status" -eq 0 ]
-        [ "$(grep -c '^INSERT INTO ' <<<"$output")" -eq 2 ]
+        # housekeeping, fold, errors, good, lock, commit, unlock
+        [ "$(statements_tsv <<<"$output" | wc -l)" -eq 7 ]
+        [ "$(statements_tsv <<<"$output" | awk '{ print $1, $2, $3 }' | paste -sd '|')" = "ALTER TABLE ods.order_snapshot_hot|INSERT INTO ods.order_snapshot_rep|INSERT INTO ods.order_snapshot_errors|INSERT INTO ods.order_snapshot_hot|CREATE TABLE ods.order_loads_lock|INSERT INTO ods.order_loads|DROP TABLE ods.order_loads_lock" ]
+        [ "$(grep -c '^INSERT INTO ' <<<"$output")" -eq 4 ]
         # the predicate, bare in the errors INSERT's WHERE, negated in the good one's; nowhere else
         [ "$(grep -c "order_wire_class(raw) != ''" <<<"$output")" -eq 2 ]
         [ "$(stmt ods.order_snapshot_errors <<<"$output" | grep -cx "  AND order_wire_class(raw) != ''")" -eq 1 ]
-        [ "$(stmt ods.order_snapshot_rep <<<"$output" | grep -cEx " *WHERE _load_id = \{load_id:String\} AND NOT \(order_wire_class\(raw\) != ''\)")" -eq 1 ]
-        [ "$(grep -Eic "OrZero|OrNull|OrDefault|BestEffort|now64|now\(" <<<"$output")" -eq 0 ]
+        [ "$(stmt ods.order_snapshot_hot <<<"$output" | grep -cEx " *WHERE _load_id = \{load_id:String\} AND NOT \(order_wire_class\(raw\) != ''\)")" -eq 1 ]
+        # what fold_sql prints: the fold of the hot table into order_snapshot_rep, no classifying
+        [ "$(stmt ods.order_snapshot_rep <<<"$output" | grep -cx 'FROM ods.order_snapshot_hot')" -eq 1 ]
+        [ "$(stmt ods.order_snapshot_rep <<<"$output" | grep -c 'order_wire_class')" -eq 0 ]
+        # a committed load: every statement but the lock's does nothing
+        [ "$(grep -c "{load_id:String} NOT IN (SELECT _load_id FROM ods.order_loads)" <<<"$output")" -eq 5 ]
+        [ "$(grep -Eic "OrZero|OrNull|OrDefault|BestEffort|now\(" <<<"$output")" -eq 0 ]
+        # the clock: read by the lock and the commit only, never by the branches
+        [ "$(grep -c "now64(3, 'UTC')" <<<"$output")" -eq 2 ]
+        [ "$(stmt ods.order_loads <<<"$output" | grep -c "now64(3, 'UTC')")" -eq 1 ]
+        [ "$({ stmt ods.order_snapshot_errors <<<"$output"; stmt ods.order_snapshot_hot <<<"$output"; } | grep -Ec 'now64|now\(')" -eq 0 ]
         chlocal --path db --param_load_id=none -q "$output"
     done
+    # the first run committed 'none', the second (committed already) wrote nothing; the lock is gone
+    run_split chlocal --path db -q "SELECT delta, _load_id, received, stored, rejected FROM ods.order_loads FORMAT TSV; EXISTS TABLE ods.order_loads_lock"
+    [ "$output" = "$(printf '1\tnone\t0\t0\t0\n0')" ]
 }
 
 @test "kafka: the Kafka table is created and its one-batch INSERT runs (no broker: no rows)" {
@@ -360,6 +430,12 @@ $(deliver L2 2 batch "NOT ($newer)")" ;;
                 every/*) stale=0 ord1=2 view=t.current_every ;;
             esac
             tag="$STORE $variant"
+            # the ledger's figures, summed over the loads (every: stored = accepted, none unchanged or stale)
+            if [ "$STORE" = every ]; then
+                fates="(SELECT count(), 0, 0 FROM t.typed)"
+            else
+                fates="(SELECT countIf(fate = 'stored'), countIf(fate = 'unchanged'), countIf(fate = 'stale') FROM t.typed)"
+            fi
             if [ "$STORE" = every ]; then
                 stored_sql="SELECT '$tag: good + bad = non-empty messages', (SELECT count() FROM ods.order_snapshot_errors) + (SELECT count() FROM ods.order_snapshot_rep) = (SELECT countIf(raw != '') FROM t.delivered);
 SELECT '$tag: the stored rows are the accepted messages', (SELECT count() FROM (SELECT $COLS FROM ods.order_snapshot_rep EXCEPT SELECT $COLS FROM t.typed)) = 0
@@ -373,6 +449,7 @@ SELECT '$tag: the stored rows are the stored versions', (SELECT count() FROM (SE
             sql="$(setup_sql)
 $NO_MERGE
 $loads
+$(fold_sql)
 SELECT '$tag: every non-empty message is rejected or accepted', (SELECT count() FROM ods.order_snapshot_errors) + (SELECT count() FROM t.typed) = (SELECT countIf(raw != '') FROM t.delivered);
 $stored_sql
 SELECT '$tag: ORD-0001 has $ord1 version(s) stored, unmerged', (SELECT count() FROM ods.order_snapshot_rep WHERE order_id = 'ORD-0001') = $ord1;
@@ -386,6 +463,13 @@ SELECT '$tag: _load_id and _load_ts copied from stg', (SELECT count() FROM ods.o
     AND (SELECT count() FROM ods.order_snapshot_rep WHERE (_load_id, _load_ts) NOT IN (SELECT _load_id, _load_ts FROM stg.orders_raw)) = 0;
 SELECT '$tag: order_v has the newer ORD-0001', (SELECT status, updated_at FROM ods.order_v WHERE order_id = 'ORD-0001')
     = (SELECT JSONExtractString(raw, 'status'), parseDateTime64BestEffort(JSONExtractString(raw, 'updated_at'), 3, 'UTC') FROM t.delivered WHERE _key = 'ORD-0001' AND $newer);
+SELECT '$tag: the ledger: one row per load, delta 1, 2 …, its figures add up to the fates', (SELECT groupArray(delta) FROM (SELECT delta FROM ods.order_loads ORDER BY delta))
+        = range(1, toUInt64((SELECT uniqExact(load_id) FROM t.delivered) + 1))
+    AND (SELECT sum(received), sum(accepted), sum(rejected), sum(not_an_object), sum(keyset_mismatch), sum(field_invalid) FROM ods.order_loads)
+        = (SELECT countIf(raw != ''), countIf(expect = ''), countIf(expect IN ('not_an_object', 'keyset_mismatch', 'field_invalid')),
+            countIf(expect = 'not_an_object'), countIf(expect = 'keyset_mismatch'), countIf(expect = 'field_invalid') FROM t.delivered)
+    AND (SELECT sum(stored), sum(unchanged), sum(stale) FROM ods.order_loads) = $fates
+    AND (SELECT sum(stale) FROM ods.order_loads) = $stale;
 $(view_checks_sql "$tag before OPTIMIZE:" "$view")
 $MERGE
 SELECT '$tag: merged to one row per order_id', (SELECT count() FROM ods.order_snapshot_rep) = (SELECT uniqExact(order_id) FROM ods.order_snapshot_rep);
@@ -396,22 +480,33 @@ $(view_checks_sql "$tag after OPTIMIZE:" "$view")"
 }
 
 # Acceptance 2: the same transition twice with the same _load_id.
-@test "acceptance 2: a repeated transition leaves order_v and its _load_ts unchanged, errors recorded once; one partition per order (both modes)" {
+@test "acceptance 2: a repeated transition leaves order_v and its _load_ts unchanged, errors recorded once, writes nothing; one partition per order (both modes)" {
     for STORE in changes every; do
         rm -rf db
-        # --store every stores every accepted version again (its documented behaviour); changes stores nothing new.
+        # The first run commits the load; every statement of the rerun but the lock's sees the
+        # ledger row and writes nothing, in both modes (--store every too: the load is closed).
         case $STORE in
-            changes) times=1 view=t.current ;;
-            every) times=2 view=t.current_every ;;
+            changes) view=t.current ;;
+            every) view=t.current_every ;;
         esac
         sql="$(setup_sql)
 $NO_MERGE
 $(deliver L1 1 batch)
 CREATE TABLE t.v1 ENGINE = Memory AS SELECT * FROM ods.order_v;
 CREATE TABLE t.e1 ENGINE = Memory AS SELECT * FROM ods.order_snapshot_errors;
+CREATE TABLE t.h1 ENGINE = Memory AS SELECT * FROM ods.order_snapshot_hot;
+CREATE TABLE t.l1 ENGINE = Memory AS SELECT * FROM ods.order_loads;
 $(ods_ddl transition --store "$STORE")
-SELECT '$STORE: accepted rows written $times time(s)', (SELECT count() FROM ods.order_snapshot_rep) = $times * (SELECT count() FROM t.typed)
-    AND (SELECT count() FROM t.typed) > 0;
+SELECT '$STORE: the rerun writes nothing: hot rows, ledger and order_snapshot_rep as the first run left them',
+    (SELECT count() FROM ods.order_snapshot_hot) = (SELECT count() FROM t.h1)
+    AND (SELECT count() FROM (SELECT * FROM ods.order_snapshot_hot EXCEPT SELECT * FROM t.h1)) = 0
+    AND (SELECT count() FROM t.h1) = (SELECT count() FROM t.typed) AND (SELECT count() FROM t.typed) > 0
+    AND (SELECT count() FROM ods.order_loads) = 1 AND (SELECT count() FROM t.l1) = 1
+    AND (SELECT count() FROM (SELECT * FROM ods.order_loads EXCEPT SELECT * FROM t.l1)) = 0
+    AND (SELECT count() FROM ods.order_snapshot_rep) = 0;
+$(fold_sql)
+SELECT '$STORE: accepted rows written once', (SELECT count() FROM ods.order_snapshot_rep) = (SELECT count() FROM t.typed)
+    AND (SELECT count() FROM (SELECT * FROM ods.order_snapshot_rep EXCEPT SELECT * FROM t.h1)) = 0;
 SELECT '$STORE: order_v unchanged, _load_ts included', (SELECT count() FROM (SELECT * FROM ods.order_v EXCEPT SELECT * FROM t.v1)) = 0
     AND (SELECT count() FROM (SELECT * FROM t.v1 EXCEPT SELECT * FROM ods.order_v)) = 0
     AND (SELECT count() FROM t.v1) = (SELECT uniqExact(JSONExtractString(raw, 'order_id')) FROM t.delivered WHERE expect = '');
@@ -440,13 +535,15 @@ $(view_checks_sql "$STORE after OPTIMIZE:" "$view")"
 $(deliver N1 1 load1)
 $(deliver N2 2 load2)
 $(deliver N3 3 load3)
+$(fold_sql)
 SELECT 'the fixture overlaps: versions delivered again, orders missing from later loads', (SELECT count() FROM (SELECT raw FROM t.delivered GROUP BY JSONExtractString(raw, 'order_id'), JSONExtractString(raw, 'updated_at'), raw HAVING count() > 1)) = 0
     AND (SELECT count() FROM (SELECT 1 FROM t.delivered GROUP BY JSONExtractString(raw, 'order_id'), JSONExtractString(raw, 'updated_at') HAVING uniqExact(load_id) > 1)) > 0
     AND (SELECT count() FROM (SELECT JSONExtractString(raw, 'order_id') AS o FROM t.delivered GROUP BY o HAVING max(seq) < 3)) > 0;
 SELECT 'the fixture: one order_id and updated_at, one state', (SELECT count() FROM (SELECT 1 FROM t.typed GROUP BY order_id, updated_at
     HAVING uniqExact(user_id, status, created_at, items_total, discount, delivery, total, items) > 1)) = 0;
 SELECT '$STORE: $stored of the 14 accepted versions stored', (SELECT count() FROM ods.order_snapshot_rep) = $stored AND (SELECT count() FROM t.typed) = 14
-    AND (SELECT countIf(fate = 'stored'), countIf(fate = 'unchanged'), countIf(fate = 'stale') FROM t.typed) = (12, 2, 0);
+    AND (SELECT countIf(fate = 'stored'), countIf(fate = 'unchanged'), countIf(fate = 'stale') FROM t.typed) = (12, 2, 0)
+    AND (SELECT sum(accepted), sum(stored), sum(unchanged), sum(stale), count() FROM ods.order_loads) = (14, $stored, 14 - $stored, 0, 3);
 SELECT '$STORE: order_v snapshot_date and _load_id of an unchanged re-sent order', (SELECT snapshot_date, _load_id FROM ods.order_v WHERE order_id = 'ORD-1005') = $ord1005;
 SELECT 'orders absent from later snapshots kept', (SELECT count() FROM t.delivered WHERE JSONExtractString(raw, 'order_id') NOT IN (SELECT order_id FROM ods.order_v)) = 0;
 SELECT 'all good rows landed', (SELECT count() FROM ods.order_snapshot_errors) = 0;
@@ -461,18 +558,25 @@ $(view_checks_sql "$STORE after OPTIMIZE:" "$view")"
 @test "acceptance 4: snapshot_date 2026-02-30 lands in the errors table as field_invalid, not in the ODS" {
     sql="$(setup_sql)
 $(deliver D1 1 dirty_date)
+$(fold_sql)
 SELECT 'a lenient conversion would store another day', (SELECT toString(toDate(JSONExtractString(raw, 'snapshot_date'))) != JSONExtractString(raw, 'snapshot_date') FROM t.delivered WHERE _key = 'ORD-2001');
 SELECT 'the dirty row is an error, field_invalid, raw intact', (SELECT error_class, raw FROM ods.order_snapshot_errors WHERE _key = 'ORD-2001')
     = (SELECT 'field_invalid', raw FROM t.delivered WHERE _key = 'ORD-2001') AND (SELECT count() FROM ods.order_snapshot_errors) = 1;
-SELECT 'the dirty row is not in the ODS, the clean one is', (SELECT groupArray(order_id) FROM ods.order_snapshot_rep) = ['ORD-2002'];"
+SELECT 'the dirty row is not in the ODS, the clean one is', (SELECT groupArray(order_id) FROM ods.order_snapshot_rep) = ['ORD-2002'];
+SELECT 'the ledger: one stored, one field_invalid', (SELECT received, accepted, stored, rejected, field_invalid FROM ods.order_loads) = (2, 1, 1, 1, 1);"
     check_all "$sql"
-    # Had the classifier let it through, the typed insert would fail loudly, storing nothing.
-    good=$(ods_ddl transition | awk 'BEGIN { RS = ";\n" } /INSERT INTO ods.order_snapshot_rep/' | sed "s/ AND NOT (order_wire_class(raw) != '')//")
-    run_split chlocal --path db --param_load_id=D1 -q "$good"
+    # Had the classifier let it through, the typed insert would fail loudly, storing nothing. (D1
+    # is committed, so the good INSERT would do nothing for it: the same batch staged again as D2.)
+    good=$(ods_ddl transition | stmt ods.order_snapshot_hot)
+    [ "$(grep -c "NOT (order_wire_class(raw) != '')" <<<"$good")" -eq 1 ]
+    good=$(sed "s/ AND NOT (order_wire_class(raw) != '')//" <<<"$good")
+    [ "$(grep -c "order_wire_class" <<<"$good")" -eq 0 ]
+    chlocal --path db -q "INSERT INTO stg.orders_raw SELECT raw, _topic, _partition, _offset, _timestamp, _key, 'D2', _load_ts FROM stg.orders_raw WHERE _load_id = 'D1'"
+    run_split chlocal --path db --param_load_id=D2 -q "$good"
     [ "$status" -eq 1 ]
     [[ "$stderr_text" == *"CANNOT_PARSE_DATETIME"* ]]
-    run_split chlocal --path db -q "SELECT count() FROM ods.order_snapshot_rep"
-    [ "$output" = 1 ]
+    run_split chlocal --path db -q "SELECT count() FROM stg.orders_raw WHERE _load_id = 'D2'; SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = 'D2'; SELECT count() FROM ods.order_snapshot_rep"
+    [ "$output" = "$(printf '2\n0\n1')" ]
 }
 
 @test "an empty raw that reaches stg by another path is kept, as not_an_object" {
@@ -481,8 +585,10 @@ INSERT INTO stg.orders_raw (raw, _topic, _partition, _offset, _timestamp, _key, 
     VALUES ('', 'orders', 0, 1, NULL, '', 'E1', '2026-01-01 00:00:00.000');
 SET param_load_id = 'E1';
 $(ods_ddl transition)
+$(fold_sql)
 SELECT 'empty raw is an error, not_an_object', (SELECT groupArray((raw, error_class, _offset)) FROM ods.order_snapshot_errors) = [('', 'not_an_object', 1)]
-    AND (SELECT count() FROM ods.order_snapshot_rep) = 0;"
+    AND (SELECT count() FROM ods.order_snapshot_rep) = 0 AND (SELECT count() FROM ods.order_snapshot_hot) = 0
+    AND (SELECT received, accepted, stored, rejected, not_an_object FROM ods.order_loads WHERE _load_id = 'E1') = (1, 0, 0, 1, 1);"
     check_all "$sql"
 }
 
@@ -522,6 +628,7 @@ SELECT 'empty raw is an error, not_an_object', (SELECT groupArray((raw, error_cl
         sql+=$'\n'"SET param_load_id = '$l';"$'\n'"$(ods_ddl transition --store every)"
     done
     sql+="
+$(fold_sql)
 SELECT count(), countIf(_hashdiff != ($native)), countIf(_hashdiff = ($native_with_date)),
     uniqExact(_hashdiff) = uniqExact(order_id, user_id, status, created_at, updated_at, items_total, discount, delivery, total, items)
 FROM (SELECT *, $exprs FROM ods.order_snapshot_rep) FORMAT TSV"
@@ -544,6 +651,7 @@ FROM (SELECT *, $exprs FROM ods.order_snapshot_rep) FORMAT TSV"
 $(deliver S1 1 spelling '_offset = 601')
 $(deliver S2 2 spelling '_offset = 602')
 $(deliver S3 3 spelling '_offset = 603')
+$(fold_sql)
 SELECT '$STORE: all three accepted', (SELECT count() FROM t.typed) = 3 AND (SELECT count() FROM ods.order_snapshot_errors) = 0;"
         if [ "$STORE" = every ]; then
             sql+="
@@ -578,6 +686,7 @@ $NO_MERGE
 $(deliver C1 1 changes1)
 $(deliver C2 2 changes2)
 $(deliver C3 3 changes3)
+$(fold_sql)
 SELECT count() FROM ods.order_snapshot_errors FORMAT TSV;
 $rows_sql
 $view_sql
@@ -621,6 +730,7 @@ TSV
 $(deliver C1 1 changes1)
 $(deliver C2 2 changes2)
 $(deliver C3 3 changes3)
+$(fold_sql)
 SELECT 'every: all 18 accepted messages stored', (SELECT count() FROM ods.order_snapshot_rep) = 18 AND (SELECT count() FROM t.typed) = 18
     AND (SELECT count() FROM (SELECT $COLS FROM ods.order_snapshot_rep EXCEPT SELECT $COLS FROM t.typed)) = 0
     AND (SELECT count() FROM (SELECT $COLS FROM t.typed EXCEPT SELECT $COLS FROM ods.order_snapshot_rep)) = 0;
@@ -642,18 +752,35 @@ CREATE DATABASE t;
 CREATE TABLE t.v ENGINE = Memory AS SELECT _load_id, JSONExtractString(raw, 'order_id') AS order_id,
     parseDateTime64BestEffort(JSONExtractString(raw, 'updated_at'), 3, 'UTC') AS updated_at
 FROM stg.orders_raw WHERE order_wire_class(raw) = '';"
+    # stored_sql TABLE LOAD: what LOAD stored, in TABLE, is exactly the versions no earlier load delivered
+    stored_sql() {
+        echo "(SELECT count() FROM ods.$1 WHERE _load_id = '$2')
+    = (SELECT uniqExact(order_id, updated_at) FROM t.v WHERE _load_id = '$2' AND (order_id, updated_at) NOT IN (SELECT order_id, updated_at FROM t.v WHERE _load_id < '$2'))
+    AND (SELECT count() FROM (SELECT order_id, updated_at FROM ods.$1 WHERE _load_id = '$2'
+        EXCEPT SELECT order_id, updated_at FROM t.v WHERE _load_id = '$2' AND (order_id, updated_at) NOT IN (SELECT order_id, updated_at FROM t.v WHERE _load_id < '$2'))) = 0"
+    }
+    # right after its transition a load's versions are in the hot table (and its figures in the ledger)
     for d in 1 2 3; do
         sql+="
 SET param_load_id = 'G$d';
 $(ods_ddl transition)
 $(ods_ddl transition --store every --stg-db s2 --ods-db o2)
-SELECT 'G$d: stored = the versions no earlier load delivered', (SELECT count() FROM ods.order_snapshot_rep WHERE _load_id = 'G$d')
-    = (SELECT uniqExact(order_id, updated_at) FROM t.v WHERE _load_id = 'G$d' AND (order_id, updated_at) NOT IN (SELECT order_id, updated_at FROM t.v WHERE _load_id < 'G$d'))
-    AND (SELECT count() FROM (SELECT order_id, updated_at FROM ods.order_snapshot_rep WHERE _load_id = 'G$d'
-        EXCEPT SELECT order_id, updated_at FROM t.v WHERE _load_id = 'G$d' AND (order_id, updated_at) NOT IN (SELECT order_id, updated_at FROM t.v WHERE _load_id < 'G$d'))) = 0;
-SELECT 'G$d: --store every stores every accepted message', (SELECT count() FROM o2.order_snapshot_rep WHERE _load_id = 'G$d') = (SELECT count() FROM t.v WHERE _load_id = 'G$d');"
+SELECT 'G$d: stored = the versions no earlier load delivered', $(stored_sql order_snapshot_hot "G$d")
+    AND (SELECT stored FROM ods.order_loads WHERE _load_id = 'G$d') = (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = 'G$d');
+SELECT 'G$d: --store every stores every accepted message', (SELECT count() FROM o2.order_snapshot_hot WHERE _load_id = 'G$d') = (SELECT count() FROM t.v WHERE _load_id = 'G$d')
+    AND (SELECT stored FROM o2.order_loads WHERE _load_id = 'G$d') = (SELECT count() FROM t.v WHERE _load_id = 'G$d');"
+    done
+    # and, folded, in order_snapshot_rep
+    sql+="
+$(fold_sql)
+$(fold_sql o2 s2)"
+    for d in 1 2 3; do
+        sql+="
+SELECT 'G$d folded: stored = the versions no earlier load delivered', $(stored_sql order_snapshot_rep "G$d");"
     done
     sql+="
+SELECT 'all folded', (SELECT count() FROM ods.order_snapshot_rep) = (SELECT sum(stored) FROM ods.order_loads)
+    AND (SELECT count() FROM o2.order_snapshot_rep) = (SELECT count() FROM t.v);
 SELECT 'G2 and G3 re-send many unchanged versions', (SELECT count() FROM t.v WHERE _load_id = 'G2' AND (order_id, updated_at) IN (SELECT order_id, updated_at FROM t.v WHERE _load_id = 'G1')) > 50
     AND (SELECT count() FROM t.v WHERE _load_id = 'G3' AND (order_id, updated_at) IN (SELECT order_id, updated_at FROM t.v WHERE _load_id < 'G3')) > 100;
 SELECT 'no version stored twice', (SELECT count() = uniqExact(order_id, updated_at) FROM ods.order_snapshot_rep);
@@ -690,17 +817,21 @@ $(dump_sql o2 b)"
     printf '%s\n' "$sql" > rerun.sql
     chlocal --path db --queries-file rerun.sql
     same_dumps
-    # batch 3 versions, load1..3 12, changes1..3 13; spelling's ORD-1001 is stale after load2's
+    # batch 3 versions, load1..3 12, changes1..3 13; spelling's ORD-1001 is stale after load2's,
+    # so R8 stores none, and its transition folded R1..R7 into order_snapshot_rep
     [ "$(wc -l <a.order_snapshot_rep.tsv)" -eq 28 ]
     [ "$(wc -l <a.order_snapshot_errors.tsv)" -eq 3 ]
+    # every load committed once, in order: the reruns added no ledger row
+    [ "$(cut -f1,2 a.order_loads.tsv | paste -sd ' ')" = "$(printf '%s\tR%s ' 1 1 2 2 3 3 4 4 5 5 6 6 7 7 8 8 | sed 's/ $//')" ]
 }
 
-@test "reruns converge: rows staged late under the same _load_id are picked up by the rerun, exactly as one clean run over all of them" {
+@test "reruns converge: rows staged late under the same _load_id, before its commit, are picked up by the rerun, exactly as one clean run over all of them" {
     og --orders 500 --days 3 --dirty 0.1 --seed 17 --day 1 > g1.jsonl
     # the second load holds two snapshots: several versions of an order, unchanged repeats
     og --orders 500 --days 3 --dirty 0.1 --seed 17 --day 2 > g2.jsonl
     og --orders 500 --days 3 --dirty 0.1 --seed 17 --day 3 >> g2.jsonl
-    # the batch's last third (in Kafka order) is staged late, with its own _load_ts
+    # the batch's last third (in Kafka order) is staged late, with its own _load_ts, after a first
+    # run of G2 that failed at its commit (a committed load takes no more rows: its rerun does nothing)
     late=2026-03-04\ 01:00:00.000
     cut=$((2000 + $(wc -l <g2.jsonl) * 2 / 3))
     sql="$(two_pairs_sql)
@@ -711,22 +842,25 @@ SET param_load_id = 'G1';
 $(ods_ddl transition)
 $(ods_ddl transition --stg-db s2 --ods-db o2)
 SET param_load_id = 'G2';
-$(ods_ddl transition)
+$(uncommitted_sql)
+SELECT count() FROM ods.order_loads WHERE _load_id = 'G2' FORMAT TSV;
 $(stage_lines stg G2 g2.jsonl "$late" 2000 "_offset >= $cut")
 INSERT INTO s2.orders_raw SELECT * FROM stg.orders_raw WHERE _load_ts = '$late';
 $(ods_ddl transition)
 $(ods_ddl transition --stg-db s2 --ods-db o2)
-SELECT count() FROM ods.order_snapshot_rep WHERE _load_ts = '$late' FORMAT TSV;
+SELECT count() FROM ods.order_snapshot_hot WHERE _load_ts = '$late' FORMAT TSV;
 SELECT count() FROM ods.order_snapshot_errors WHERE _load_ts = '$late' FORMAT TSV;
-SELECT count() FROM ods.order_snapshot_rep WHERE _load_id = 'G2' AND _load_ts != '$late' FORMAT TSV;
+SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = 'G2' AND _load_ts != '$late' FORMAT TSV;
 $(dump_sql ods a)
 $(dump_sql o2 b)"
     run_split chlocal --path db -q "$sql"
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
-    echo "late versions stored, late errors recorded, G2 versions from the first run: $output"
-    [ "$(sed -n 1p <<<"$output")" -gt 50 ]
-    [ "$(sed -n 2p <<<"$output")" -gt 5 ]
-    [ "$(sed -n 3p <<<"$output")" -gt 100 ]
+    echo "G2 committed by the first run, late versions stored, late errors recorded, G2 versions from the first run: $output"
+    [ "$(wc -l <<<"$output")" -eq 4 ]
+    [ "$(sed -n 1p <<<"$output")" -eq 0 ]
+    [ "$(sed -n 2p <<<"$output")" -gt 50 ]
+    [ "$(sed -n 3p <<<"$output")" -gt 5 ]
+    [ "$(sed -n 4p <<<"$output")" -gt 100 ]
     same_dumps
 }
 
@@ -741,6 +875,7 @@ $(dump_sql o2 b)"
     #            and a newer paid: the first batch's copy of created, then paid
     #   ORD-4004 created; late: cancelled under the same updated_at: created alone
     #   and two rejected messages, one of them late
+    # (T1's first run fails at its commit, so its rerun takes the late rows.)
     ts=2026-04-01\ 23:00:00
     late=2026-04-02\ 01:00:00
     sql="$(two_pairs_sql)
@@ -748,7 +883,7 @@ $(stage_fx stg T1 ties1 "$ts" "expect = ''")
 $(stage_fx s2 T1 ties1 "$ts" "expect = ''")
 $(stage_fx s2 T1 ties1 "$late" "expect = 'late'")
 SET param_load_id = 'T1';
-$(ods_ddl transition)
+$(uncommitted_sql)
 $(stage_fx stg T1 ties1 "$late" "expect = 'late'")
 $(ods_ddl transition)
 $(ods_ddl transition --stg-db s2 --ods-db o2)"
@@ -764,10 +899,11 @@ $(ods_ddl transition --stg-db s2 --ods-db o2)"
     sql+="
 SET param_load_id = 'T1';
 $(ods_ddl transition)
-SELECT order_id, status, updated_at, toDecimalString(discount, 2), snapshot_date, _load_id FROM ods.order_snapshot_rep ORDER BY ALL FORMAT TSV;
-SELECT order_id, status, toDecimalString(discount, 2), _load_id FROM ods.order_v ORDER BY ALL FORMAT TSV;
 $(dump_sql ods a)
-$(dump_sql o2 b)"
+$(dump_sql o2 b)
+$(fold_sql)
+SELECT order_id, status, updated_at, toDecimalString(discount, 2), snapshot_date, _load_id FROM ods.order_snapshot_rep ORDER BY ALL FORMAT TSV;
+SELECT order_id, status, toDecimalString(discount, 2), _load_id FROM ods.order_v ORDER BY ALL FORMAT TSV;"
     run_split chlocal --path db -q "$sql"
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
     diff <(cat <<'TSV'
@@ -787,32 +923,50 @@ TSV
     same_dumps
 }
 
-@test "reruns converge after an interruption in the middle of the errors INSERT, then of the good INSERT, then from a state with some of an order's versions stored" {
+@test "reruns converge after an interruption in the middle of the errors INSERT, then of the good INSERT, then from a state with some of an order's versions stored, then in the middle of the fold" {
     # G1 = day 1; G2 = days 2 and 3 (several versions of many orders); G3 = day 4, after recovery
     for d in 1 2 3 4; do
         og --orders 600 --days 4 --dirty 0.1 --seed 13 --day "$d" > "d$d.jsonl"
     done
     cat d2.jsonl d3.jsonl > g2.jsonl
     tr=$(ods_ddl transition)
+    # what every run does first: the housekeeping (statement 1), then the fold (statement 2)
+    house=$(sed '/^-- 2\. /,$d' <<<"$tr")
+    pre=$(sed '/^-- 3\. /,$d' <<<"$tr")
+    fold=$(stmt ods.order_snapshot_rep <<<"$tr")
     bad=$(stmt ods.order_snapshot_errors <<<"$tr")
-    good=$(stmt ods.order_snapshot_rep <<<"$tr")
+    good=$(stmt ods.order_snapshot_hot <<<"$tr")
+    [ "$(grep -c '^ALTER TABLE ods.order_snapshot_hot DELETE ' <<<"$house")" -eq 1 ]
+    [ "$(grep -c '^INSERT INTO' <<<"$house")" -eq 0 ]
+    [ "$(grep -c '^ALTER TABLE\|^INSERT INTO ods.order_snapshot_rep ' <<<"$pre")" -eq 2 ]
+    [ "$(grep -c '^INSERT INTO' <<<"$pre")" -eq 1 ]
     # Test-only failures. The errors INSERT: at staged offset 2600 (G2 has offsets 2000…), read
     # in blocks of 50 in offset order. The good INSERT: at the first row of an order from ORD-8
     # on (its output runs in order_id order; the rows of the block that holds the failing row are
     # lost with it). (_receipt, a window column, keeps the filter above the window.) Then a run
     # that stores a hash-chosen two thirds of what is left, standing for a failure in a
     # multi-threaded INSERT (any subset of blocks committed): it certainly stores some of an
-    # order's versions and not the others.
+    # order's versions and not the others. The fold (G3's first run, of G2's hot rows, G1's being
+    # deleted by then): at its 201st row in (order_id, updated_at) order, in blocks of one row (a
+    # read of the table itself comes in blocks of many rows, whatever max_block_size says; the
+    # window, as _receipt above, hands them on one by one).
     cut_bad=$(sed "s/^  AND order_wire_class(raw) != ''\$/  AND throwIf(_offset >= 2600, 'test interruption') = 0\n&/" <<<"$bad")
     cut_good=$(sed "s/^WHERE _receipt = 1\$/WHERE throwIf(order_id >= 'ORD-8' AND _receipt > 0, 'test interruption') = 0 AND _receipt = 1/" <<<"$good")
     part_good=$(sed "s/^WHERE _receipt = 1\$/WHERE _receipt = 1 AND cityHash64(order_id, updated_at) % 3 != 0/" <<<"$good")
+    cut_fold=$(sed -e "s/^FROM ods.order_snapshot_hot\$/FROM (SELECT *, row_number() OVER (ORDER BY order_id, updated_at, _load_id) AS _n FROM ods.order_snapshot_hot)/" \
+        -e "s/^WHERE {load_id:String} NOT IN /WHERE throwIf(_n > 200, 'test interruption') = 0 AND {load_id:String} NOT IN /" <<<"$fold")
     [ "$(grep -c 'cityHash64(order_id, updated_at) % 3' <<<"$part_good")" -eq 1 ]
     [ "$(grep -c 'test interruption' <<<"$cut_bad")" -eq 1 ]
     [ "$(grep -c 'test interruption' <<<"$cut_good")" -eq 1 ]
+    [ "$(grep -c 'test interruption' <<<"$cut_fold")" -eq 1 ]
+    [ "$(grep -c ' AS _n FROM ods.order_snapshot_hot)$' <<<"$cut_fold")" -eq 1 ]
     small="max_block_size = 50, max_insert_block_size = 50, min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0, min_joined_block_size_rows = 0, min_joined_block_size_bytes = 0, max_threads = 1"
+    defaults="max_block_size = DEFAULT, max_insert_block_size = DEFAULT, min_insert_block_size_rows = DEFAULT, min_insert_block_size_bytes = DEFAULT, min_joined_block_size_rows = DEFAULT, min_joined_block_size_bytes = DEFAULT, max_threads = DEFAULT"
     STAGE_SETTINGS="$STAGE_SETTINGS, max_block_size = 50, max_insert_block_size = 50, min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0"
-    # one process (merges stay stopped), so the failing statements run with --ignore-error; the
-    # counts after each prove it failed part-way, and the clean run's counts are checked on their own
+    # one process (merges of the ODS tables stay stopped), so the failing statements run with
+    # --ignore-error; the counts after each prove it failed part-way, and the clean run's counts
+    # are checked on their own. A load's stored versions stay in the hot table until the
+    # transition after the next one.
     sql="$(two_pairs_sql)
 $(stage_lines stg G1 d1.jsonl '2026-03-01 23:00:00' 1000)
 $(stage_lines stg G2 g2.jsonl '2026-03-03 23:00:00' 2000)
@@ -824,39 +978,55 @@ $(ods_ddl transition --stg-db s2 --ods-db o2)
 SET param_load_id = 'G2';
 $(ods_ddl transition --stg-db s2 --ods-db o2)
 SELECT 'clean: every rejected message recorded', (SELECT count() FROM o2.order_snapshot_errors WHERE _load_id = 'G2') = (SELECT countIf(order_wire_class(raw) != '') FROM s2.orders_raw WHERE _load_id = 'G2');
-SELECT 'clean: the versions no earlier load delivered stored', (SELECT count() FROM o2.order_snapshot_rep WHERE _load_id = 'G2')
+SELECT 'clean: the versions no earlier load delivered stored', (SELECT count() FROM o2.order_snapshot_hot WHERE _load_id = 'G2')
     = (SELECT uniqExact(JSONExtractString(raw, 'order_id'), JSONExtractString(raw, 'updated_at')) FROM s2.orders_raw WHERE _load_id = 'G2' AND order_wire_class(raw) = ''
         AND (JSONExtractString(raw, 'order_id'), JSONExtractString(raw, 'updated_at')) NOT IN
-            (SELECT JSONExtractString(raw, 'order_id'), JSONExtractString(raw, 'updated_at') FROM s2.orders_raw WHERE _load_id = 'G1' AND order_wire_class(raw) = ''));
+            (SELECT JSONExtractString(raw, 'order_id'), JSONExtractString(raw, 'updated_at') FROM s2.orders_raw WHERE _load_id = 'G1' AND order_wire_class(raw) = ''))
+    AND (SELECT stored FROM o2.order_loads WHERE _load_id = 'G2') = (SELECT count() FROM o2.order_snapshot_hot WHERE _load_id = 'G2');
 SET $small;
 -- run 1: the errors INSERT fails part-way
+$pre
 $cut_bad;
 SELECT 'run 1 stored some errors, not all', (SELECT count() FROM ods.order_snapshot_errors WHERE _load_id = 'G2') BETWEEN 10 AND (SELECT count() - 10 FROM o2.order_snapshot_errors WHERE _load_id = 'G2');
 -- run 2: the errors INSERT completes, the good INSERT fails part-way
+$pre
 $bad;
 SET max_block_size = 1, max_insert_block_size = 1;
 $cut_good;
-SELECT 'run 2 stored some versions, not all', (SELECT count() FROM ods.order_snapshot_rep WHERE _load_id = 'G2') BETWEEN 50 AND (SELECT count() - 50 FROM o2.order_snapshot_rep WHERE _load_id = 'G2');
+SELECT 'run 2 stored some versions, not all', (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = 'G2') BETWEEN 50 AND (SELECT count() - 50 FROM o2.order_snapshot_hot WHERE _load_id = 'G2');
 -- run 3: two thirds of the rest, by hash
+SET max_block_size = 50, max_insert_block_size = 50;
+$pre
+$bad;
 $part_good;
 SELECT 'run 3 left an order with some of its G2 versions stored, not all', (SELECT count() FROM
-    (SELECT order_id, count() AS n FROM ods.order_snapshot_rep WHERE _load_id = 'G2' GROUP BY order_id) AS i
-    INNER JOIN (SELECT order_id, count() AS n FROM o2.order_snapshot_rep WHERE _load_id = 'G2' GROUP BY order_id) AS c USING (order_id)
-    WHERE i.n < c.n) > 0;
-SET max_block_size = DEFAULT, max_insert_block_size = DEFAULT, min_insert_block_size_rows = DEFAULT, min_insert_block_size_bytes = DEFAULT, min_joined_block_size_rows = DEFAULT, min_joined_block_size_bytes = DEFAULT, max_threads = DEFAULT;
+    (SELECT order_id, count() AS n FROM ods.order_snapshot_hot WHERE _load_id = 'G2' GROUP BY order_id) AS i
+    INNER JOIN (SELECT order_id, count() AS n FROM o2.order_snapshot_hot WHERE _load_id = 'G2' GROUP BY order_id) AS c USING (order_id)
+    WHERE i.n < c.n) > 0 AND (SELECT count() FROM ods.order_loads WHERE _load_id = 'G2') = 0;
+SET $defaults;
 -- run 4: the real transition
 $tr
 SET param_load_id = 'G3';
+SET $small;
+SET max_block_size = 1, max_insert_block_size = 1;
+-- G3, run 1: the housekeeping, then the fold of G2 fails part-way
+$house
+$cut_fold;
+SELECT 'G3 run 1 folded some of G2''s versions, not all', (SELECT count() FROM ods.order_snapshot_rep WHERE _load_id = 'G2') BETWEEN 50 AND (SELECT count() - 50 FROM ods.order_snapshot_hot WHERE _load_id = 'G2');
+SET $defaults;
+-- G3, run 2: the real transition
 $(ods_ddl transition)
 $(ods_ddl transition --stg-db s2 --ods-db o2)
-SELECT 'G3 stored versions after the recovery', (SELECT count() FROM ods.order_snapshot_rep WHERE _load_id = 'G3') > 50;
+SELECT 'G3 stored versions after the recovery', (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = 'G3') > 50
+    AND (SELECT count() FROM ods.order_snapshot_rep WHERE _load_id = 'G2') = (SELECT count() FROM o2.order_snapshot_rep WHERE _load_id = 'G2')
+    AND (SELECT count() FROM ods.order_snapshot_rep WHERE _load_id = 'G2') > 100;
 $(dump_sql ods a)
 $(dump_sql o2 b)"
     run_split chlocal --path db --ignore-error -q "$sql"
     [ "$status" -eq 0 ]
     echo "$output"
-    [ "$(grep -c $'\t1$' <<<"$output")" -eq 6 ]
-    [ "$(wc -l <<<"$output")" -eq 6 ]
+    [ "$(grep -c $'\t1$' <<<"$output")" -eq 7 ]
+    [ "$(wc -l <<<"$output")" -eq 7 ]
     same_dumps
 }
 
@@ -868,42 +1038,70 @@ $(dump_sql o2 b)"
 $(stage_lines stg Y span.jsonl '2026-01-05 00:00:00' 1)
 SET param_load_id = 'Y';
 $(ods_ddl transition --store "$store")
+$(fold_sql)
 SELECT count(), uniqExact(toDate(created_at)), uniqExact(_partition_id), countIf(_partition_id != formatDateTime(created_at, '%Y%m%d')) FROM ods.order_snapshot_rep FORMAT TSV"
         [ "$status" -eq 0 ] || { echo "$store: $stderr_text"; return 1; }
         echo "$store: rows, days, partitions, misplaced: $output"
         [ "$output" = "$(printf '1500\t1100\t1100\t0')" ]
     done
-    # without max_partitions_per_insert_block the same INSERT fails (the server default is 100)
+    # without max_partitions_per_insert_block the fold, the INSERT that writes every creation day
+    # (the hot table has one partition per load), fails (the server default is 100)
     rm -rf db
-    good=$(ods_ddl transition | stmt ods.order_snapshot_rep | sed 's/, max_partitions_per_insert_block = 3660//')
-    [ "$(grep -c max_partitions_per_insert_block <<<"$good")" -eq 0 ]
+    fold=$(ods_ddl transition | stmt ods.order_snapshot_rep)
+    [ "$(grep -c ', max_partitions_per_insert_block = 3660$' <<<"$fold")" -eq 1 ]
+    fold=$(sed 's/, max_partitions_per_insert_block = 3660$//' <<<"$fold")
+    [ "$(grep -c max_partitions_per_insert_block <<<"$fold")" -eq 0 ]
     run_split chlocal --path db -q "$(ods_ddl schema)
 $(stage_lines stg Y span.jsonl '2026-01-05 00:00:00' 1)
 SET param_load_id = 'Y';
-$good"
+$(ods_ddl transition)
+SELECT count(), uniqExact(_partition_id) FROM ods.order_snapshot_hot FORMAT TSV"
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ "$output" = "$(printf '1500\t1')" ]
+    run_split chlocal --path db --param_load_id=next -q "$fold"
     [ "$status" -eq 1 ]
     [[ "$stderr_text" == *"TOO_MANY_PARTS"* ]]
+    run_split chlocal --path db -q "SELECT count() FROM ods.order_snapshot_rep"
+    [ "$output" = 0 ]
 }
 
-@test "cluster: the transition probes the ODS through order_snapshot_dist with GLOBAL IN; shard-check ddl accepts the cluster schema" {
+@test "cluster: the transition reads the ODS through the _dist tables with GLOBAL IN; shard-check ddl accepts the cluster schema" {
     for store in changes every; do
         ods_ddl transition --cluster c1 --store "$store" | statements_tsv > st.tsv
         run_split chlocal --no-udf -q "SELECT formatQuerySingleLine(q) FROM file('$PWD/st.tsv', TSV, 'q String') FORMAT TSVRaw"
         [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
-        [ "$(wc -l <<<"$output")" -eq 2 ]
-        # never the local tables: every read and write goes through the Distributed ones
+        [ "$(wc -l <<<"$output")" -eq 7 ]
+        # every read and write goes through the Distributed tables, but for two local writes: the
+        # housekeeping mutation, run by each shard on its own hot table (ON CLUSTER), and the
+        # ledger row, written on this node (read everywhere through order_loads_dist)
         [ "$(grep -c 'ods\.order_snapshot_rep\b' <<<"$output")" -eq 0 ]
         [ "$(grep -c 'ods\.order_snapshot_errors\b' <<<"$output")" -eq 0 ]
-        [ "$(grep -c "NOT IN (SELECT _topic, _partition, _offset FROM ods.order_snapshot_errors_dist WHERE _load_id = {load_id:String})" <<<"$output")" -eq 1 ]
+        [ "$(grep -c 'ods\.order_snapshot_hot\b' <<<"$output")" -eq 1 ]
+        [ "$(grep -c '^ALTER TABLE ods\.order_snapshot_hot ON CLUSTER c1 ' <<<"$output")" -eq 1 ]
+        [ "$(grep -o 'ods\.order_loads\b' <<<"$output" | wc -l)" -eq 1 ]
+        [ "$(grep -c '^INSERT INTO ods\.order_loads (' <<<"$output")" -eq 1 ]
+        # every IN is GLOBAL (the initiator's set, its stg.orders_raw, sent to the shards), but the
+        # mutation's own: each shard reads order_loads_dist itself
+        [ "$(grep -v '^ALTER ' <<<"$output" | grep -oE '(GLOBAL )?(NOT )?\bIN \(SELECT' | grep -vc '^GLOBAL ')" -eq 0 ]
+        [ "$(grep -v '^ALTER ' <<<"$output" | grep -oE '(GLOBAL )?(NOT )?\bIN \(SELECT' | wc -l)" -eq "$([ "$store" = changes ] && echo 14 || echo 9)" ]
+        [ "$(grep '^ALTER ' <<<"$output" | grep -oE '(GLOBAL )?(NOT )?\bIN \(SELECT' | paste -sd '|')" = "GLOBAL NOT IN (SELECT|IN (SELECT" ]
+        # the guard: no statement but the lock's does anything for a committed load
+        [ "$(grep -c '{load_id:String} GLOBAL NOT IN (SELECT _load_id FROM ods.order_loads_dist)' <<<"$output")" -eq 5 ]
+        [ "$(grep -c "GLOBAL NOT IN (SELECT _topic, _partition, _offset FROM ods.order_snapshot_errors_dist WHERE _load_id = {load_id:String})" <<<"$output")" -eq "$([ "$store" = changes ] && echo 2 || echo 1)" ]
+        # the fold: committed hot rows from every shard, those not in order_snapshot_dist yet
+        [ "$(grep -c '^INSERT INTO ods\.order_snapshot_dist (.*) SETTINGS .* FROM ods\.order_snapshot_hot_dist WHERE .*GLOBAL NOT IN (SELECT order_id, updated_at, _hashdiff, _load_id FROM ods\.order_snapshot_dist WHERE order_id GLOBAL IN ' <<<"$output")" -eq 1 ]
         if [ "$store" = changes ]; then
             # the load's order_ids are computed on this node (its stg) and sent to every shard;
-            # each shard runs FINAL over its own rows, which hold every version of their orders
+            # the prior is order_v (FINAL on each shard over its own orders, and the committed hot
+            # rows); the load's own hot rows come through order_snapshot_hot_dist
             ids="order_id GLOBAL IN (SELECT JSONExtractString(raw, 'order_id') FROM stg.orders_raw WHERE _load_id = {load_id:String})"
-            [ "$(grep -c "FROM ods.order_snapshot_dist FINAL PREWHERE _load_id != {load_id:String} WHERE $ids) AS o USING (order_id)" <<<"$output")" -eq 1 ]
-            [ "$(grep -c "FROM ods.order_snapshot_dist WHERE (_load_id = {load_id:String}) AND ($ids) GROUP BY order_id) AS m USING (order_id)" <<<"$output")" -eq 1 ]
-            [ "$(grep -o ' IN (SELECT' <<<"$output" | wc -l)" -eq 3 ]
+            [ "$(grep -c "SELECT order_id, 1 AS _has_prior, updated_at AS _prior_updated_at, _hashdiff AS _prior_hashdiff FROM ods.order_v WHERE $ids) AS o USING (order_id)" <<<"$output")" -eq 1 ]
+            [ "$(grep -c "FROM ods.order_snapshot_hot_dist WHERE (_load_id = {load_id:String}) AND ($ids) GROUP BY order_id) AS m USING (order_id)" <<<"$output")" -eq 1 ]
+            [ "$(grep -c "FROM ods.order_v WHERE $ids) AS p USING (order_id)" <<<"$output")" -eq 1 ]
+            [ "$(grep -o "$ids" <<<"$output" | wc -l)" -eq 3 ]
         else
-            [ "$(grep -c 'order_snapshot_dist WHERE' <<<"$output")" -eq 0 ]
+            [ "$(grep -c 'FROM ods\.order_v\b' <<<"$output")" -eq 0 ]
+            [ "$(grep -c '_mine' <<<"$output")" -eq 0 ]
         fi
     done
     # shard-check ddl: a ReplacingMergeTree(updated_at) by created_at, sharded by cityHash64(order_id)
@@ -915,4 +1113,303 @@ $good"
     run_split "$BIN/shard-check" ddl --cluster ods_cluster --config "$ROOT/clickhouse-config/cluster.example.xml" repl.sql
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
     [[ "$output" == *"ods.order_snapshot_dist -> ods.order_snapshot_rep on cluster ods_cluster, sharding key cityHash64(order_id): ok"* ]]
+}
+
+# --- Issue 14: the ledger and atomic publication. Loads are staged from orders-gen days, as the
+# one-batch INSERT would, with offsets from FIRST (pub_stage DB LOAD FILE LOAD_TS FIRST [WHERE]).
+pub_stage() {
+    echo "INSERT INTO $1.orders_raw (raw, _topic, _partition, _offset, _timestamp, _key, _load_id, _load_ts)
+SELECT raw, 'orders', 0, _offset, NULL, '', '$2', '$4'
+FROM (SELECT raw, $5 + rowNumberInAllBlocks() AS _offset FROM file('$PWD/$3', LineAsString, 'raw String'))
+WHERE raw != '' AND (${6:-1})
+SETTINGS max_threads = 1, input_format_parallel_parsing = 0, max_block_size = 50, max_insert_block_size = 50,
+    min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0;"
+}
+
+# pub_split [TRANSITION OPTIONS]: the transition's statements into st1.sql … st7.sql.
+pub_split() {
+    rm -f st?.sql
+    ods_ddl transition "$@" | awk 'BEGIN { RS = ";\n\n" } NF { sub(/;\n$/, ""); n++; print $0 ";" > ("st" n ".sql") }'
+    [ -s st7.sql ]
+    [ ! -e st8.sql ]
+    grep -q '^INSERT INTO ods.order_snapshot_hot ' st4.sql
+    grep -q '^INSERT INTO ods.order_loads ' st6.sql
+}
+
+# pub_view_is TABLE TAG: order_v holds exactly TABLE's rows (both ways), one per order.
+pub_view_is() {
+    echo "SELECT '$2: order_v = $1', (SELECT count() FROM (SELECT * FROM ods.order_v EXCEPT SELECT * FROM $1)) = 0
+    AND (SELECT count() FROM (SELECT * FROM $1 EXCEPT SELECT * FROM ods.order_v)) = 0
+    AND (SELECT count() FROM ods.order_v) = (SELECT count() FROM $1)
+    AND (SELECT count() FROM ods.order_v) = (SELECT uniqExact(order_id) FROM ods.order_v);"
+}
+
+# Forced merges of every ODS table: what background merges may do at any moment.
+PUB_MERGE="OPTIMIZE TABLE ods.order_snapshot_rep FINAL; OPTIMIZE TABLE ods.order_snapshot_hot FINAL;"
+
+pub_check() {
+    run_split chlocal --path db --ignore-error -q "$1"
+    echo "$output"
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ -n "$output" ]
+    if grep -qv $'\t1$' <<<"$output"; then echo "$stderr_text"; return 1; fi
+}
+
+@test "publication: order_v shows no part of a load before its commit and all of it after, with merges forced between every statement" {
+    for d in 1 2 3; do og --orders 400 --days 3 --dirty 0.05 --seed 21 --day "$d" > "d$d.jsonl"; done
+    pub_split
+    # a clean reference (o2) runs every load in one go; the treated ODS runs statement by
+    # statement, merges forced after each, order_v checked after each
+    sql="$(ods_ddl schema)
+$(ods_ddl schema --stg-db s2 --ods-db o2)
+$(pub_stage stg P1 d1.jsonl '2026-03-01 23:00:00' 1000)
+$(pub_stage stg P2 d2.jsonl '2026-03-02 23:00:00' 2000)
+$(pub_stage stg P3 d3.jsonl '2026-03-03 23:00:00' 3000)
+INSERT INTO s2.orders_raw SELECT * FROM stg.orders_raw;
+CREATE DATABASE t;
+SET param_load_id = 'P1';
+$(cat st?.sql)
+$(ods_ddl transition --stg-db s2 --ods-db o2)
+CREATE TABLE t.v1 ENGINE = Memory AS SELECT * FROM ods.order_v;
+CREATE TABLE t.c1 ENGINE = Memory AS SELECT * FROM o2.order_v;"
+    for l in 2 3; do
+        prev=$((l - 1))
+        sql+="
+SET param_load_id = 'P$l';
+$(ods_ddl transition --stg-db s2 --ods-db o2)
+CREATE TABLE t.c$l ENGINE = Memory AS SELECT * FROM o2.order_v;"
+        for i in 1 2 3 4 5; do
+            sql+="
+$(cat "st$i.sql")
+$PUB_MERGE
+$(pub_view_is "t.c$prev" "P$l after statement $i and merges")"
+        done
+        sql+="
+SELECT 'P$l before the commit: hot rows of P$l exist, none visible', (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = 'P$l') > 20
+    AND (SELECT count() FROM ods.order_v WHERE _load_id = 'P$l') = 0;
+$(cat st6.sql)
+$(pub_view_is "t.c$l" "P$l after the commit")
+$PUB_MERGE
+$(pub_view_is "t.c$l" "P$l after the commit and merges")
+$(cat st7.sql)
+SELECT 'P$l: one delta more', (SELECT max(delta) FROM ods.order_loads) = $l AND (SELECT count() FROM ods.order_loads) = $l;"
+    done
+    sql+="
+SELECT 'the clean run stored versions of P2 and P3, order_v changed each time', (SELECT count() FROM (SELECT * FROM t.c2 EXCEPT SELECT * FROM t.c1)) > 20
+    AND (SELECT count() FROM (SELECT * FROM t.c3 EXCEPT SELECT * FROM t.c2)) > 20;"
+    pub_check "$sql"
+    [ "$(wc -l <<<"$output")" -eq 19 ]
+}
+
+@test "publication: a load that fails in the middle of its good INSERT stays invisible, merges or not; its rerun commits exactly a clean run" {
+    for d in 1 2; do og --orders 500 --days 2 --dirty 0.05 --seed 23 --day "$d" > "d$d.jsonl"; done
+    pub_split
+    cut=$(sed "s/^WHERE _receipt = 1\$/WHERE throwIf(order_id >= 'ORD-8' AND _receipt > 0, 'test interruption') = 0 AND _receipt = 1/" st4.sql)
+    [ "$(grep -c 'test interruption' <<<"$cut")" -eq 1 ]
+    small="max_block_size = 1, max_insert_block_size = 1, min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0, min_joined_block_size_rows = 0, min_joined_block_size_bytes = 0, max_threads = 1"
+    dump() {
+        local t
+        for t in order_snapshot_rep order_snapshot_hot order_snapshot_errors order_v; do
+            echo "SELECT * FROM $1.$t ORDER BY ALL INTO OUTFILE '$PWD/$2.$t.tsv' TRUNCATE FORMAT TSV;"
+        done
+        echo "SELECT * EXCEPT committed_at FROM $1.order_loads ORDER BY ALL INTO OUTFILE '$PWD/$2.order_loads.tsv' TRUNCATE FORMAT TSV;"
+    }
+    sql="$(ods_ddl schema)
+$(ods_ddl schema --stg-db s2 --ods-db o2)
+SYSTEM STOP MERGES ods.order_snapshot_rep;
+SYSTEM STOP MERGES o2.order_snapshot_rep;
+$(pub_stage stg F1 d1.jsonl '2026-03-01 23:00:00' 1000)
+$(pub_stage stg F2 d2.jsonl '2026-03-02 23:00:00' 2000)
+INSERT INTO s2.orders_raw SELECT * FROM stg.orders_raw;
+CREATE DATABASE t;
+SET param_load_id = 'F1';
+$(ods_ddl transition)
+$(ods_ddl transition --stg-db s2 --ods-db o2)
+CREATE TABLE t.v1 ENGINE = Memory AS SELECT * FROM ods.order_v;
+SET param_load_id = 'F2';
+$(ods_ddl transition --stg-db s2 --ods-db o2)
+$(cat st1.sql st2.sql st3.sql)
+SET $small;
+$cut
+SET max_block_size = DEFAULT, max_insert_block_size = DEFAULT, min_insert_block_size_rows = DEFAULT, min_insert_block_size_bytes = DEFAULT, min_joined_block_size_rows = DEFAULT, min_joined_block_size_bytes = DEFAULT, max_threads = DEFAULT;
+SELECT 'the failed INSERT left some hot rows of F2, not all', (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = 'F2') BETWEEN 10 AND (SELECT count() - 10 FROM o2.order_snapshot_hot WHERE _load_id = 'F2');
+$(pub_view_is t.v1 'after the failure')
+SYSTEM START MERGES ods.order_snapshot_rep;
+$PUB_MERGE
+SYSTEM STOP MERGES ods.order_snapshot_rep;
+$(pub_view_is t.v1 'after the failure and merges')
+SELECT 'F2 not in the ledger', (SELECT count() FROM ods.order_loads WHERE _load_id = 'F2') = 0;
+$(ods_ddl transition)
+$(dump ods a)
+$(dump o2 b)"
+    pub_check "$sql"
+    [ "$(wc -l <<<"$output")" -eq 4 ]
+    local t
+    for t in order_snapshot_rep order_snapshot_hot order_snapshot_errors order_v order_loads; do
+        [ -s "a.$t.tsv" ] || { echo "a.$t.tsv is empty"; return 1; }
+        diff "a.$t.tsv" "b.$t.tsv" || { echo "$t differs from the clean run"; return 1; }
+    done
+    # the rerun kept the delta number the load would have had: 2, no gap
+    [ "$(cut -f1,2 a.order_loads.tsv)" = "$(printf '1\tF1\n2\tF2')" ]
+}
+
+@test "ledger: deltas 1, 2, 3; each load's figures equal independent counts; a committed load's rerun changes no table; an uncommitted one keeps its delta" {
+    for d in 1 2 3; do og --orders 500 --days 3 --dirty 0.08 --seed 29 --day "$d" > "d$d.jsonl"; done
+    # Load K3 also repeats K1's messages (stale and unchanged versions for it, under new offsets).
+    cat d3.jsonl d1.jsonl > k3.jsonl
+    pub_split
+    # Independent figures, taken before each load's transition: accepted by the UDF itself,
+    # stale = accepted messages older than what order_v shows (JSON read by the engine's own
+    # best-effort parser, not the contract's extraction).
+    figures() {
+        echo "INSERT INTO t.fig SELECT {load_id:String},
+    (SELECT count() FROM stg.orders_raw WHERE _load_id = {load_id:String}),
+    (SELECT countIf(order_wire_class(raw) = '') FROM stg.orders_raw WHERE _load_id = {load_id:String}),
+    (SELECT count() FROM (SELECT JSONExtractString(raw, 'order_id') AS order_id,
+                                 parseDateTime64BestEffort(JSONExtractString(raw, 'updated_at'), 3, 'UTC') AS u
+                          FROM stg.orders_raw WHERE _load_id = {load_id:String} AND order_wire_class(raw) = '') AS l
+     INNER JOIN (SELECT order_id, updated_at FROM ods.order_v) AS v USING (order_id) WHERE u < v.updated_at),
+    (SELECT countIf(order_wire_class(raw) = 'not_an_object') FROM stg.orders_raw WHERE _load_id = {load_id:String}),
+    (SELECT countIf(order_wire_class(raw) = 'keyset_mismatch') FROM stg.orders_raw WHERE _load_id = {load_id:String}),
+    (SELECT countIf(order_wire_class(raw) = 'field_invalid') FROM stg.orders_raw WHERE _load_id = {load_id:String});"
+    }
+    state="SELECT toString(((SELECT groupBitXor(cityHash64(*)) FROM ods.order_snapshot_rep), (SELECT groupBitXor(cityHash64(*)) FROM ods.order_snapshot_hot),
+    (SELECT groupBitXor(cityHash64(*)) FROM ods.order_snapshot_errors), (SELECT groupBitXor(cityHash64(*)) FROM ods.order_loads),
+    (SELECT count() FROM ods.order_snapshot_rep) + (SELECT count() FROM ods.order_snapshot_hot) + (SELECT count() FROM ods.order_loads)))"
+    sql="$(ods_ddl schema)
+SYSTEM STOP MERGES ods.order_snapshot_rep;
+$(pub_stage stg K1 d1.jsonl '2026-03-01 23:00:00' 1000)
+$(pub_stage stg K2 d2.jsonl '2026-03-02 23:00:00' 2000)
+$(pub_stage stg K3 k3.jsonl '2026-03-03 23:00:00' 3000)
+CREATE DATABASE t;
+CREATE TABLE t.fig (l String, received UInt64, accepted UInt64, stale UInt64, nao UInt64, ksm UInt64, fi UInt64) ENGINE = Memory;
+CREATE TABLE t.state (s String) ENGINE = Memory;
+SET param_load_id = 'K1';
+$(figures)
+$(cat st?.sql)
+SET param_load_id = 'K2';
+$(figures)
+$(cat st1.sql st2.sql st3.sql st4.sql)
+-- K2 failed before its commit; K2's rerun, then a rerun of the committed K2
+$(cat st?.sql)
+INSERT INTO t.state $state;
+$(cat st?.sql)
+INSERT INTO t.state $state;
+SET param_load_id = 'K3';
+$(figures)
+$(cat st?.sql)
+INSERT INTO t.state $state;
+$(cat st?.sql)
+$(cat st?.sql)
+INSERT INTO t.state $state;
+SELECT 'deltas 1, 2, 3 in commit order', (SELECT groupArray((delta, _load_id)) FROM (SELECT * FROM ods.order_loads ORDER BY delta)) = [(1, 'K1'), (2, 'K2'), (3, 'K3')];
+SELECT 'a committed load''s reruns change no table', (SELECT uniqExact(s) FROM t.state) = 2 AND (SELECT count() FROM t.state) = 4;
+SELECT 'figures equal the independent counts', (SELECT count() FROM ods.order_loads AS c INNER JOIN t.fig AS f ON c._load_id = f.l
+        WHERE c.received = f.received AND c.accepted = f.accepted AND c.stale = f.stale AND c.rejected = f.received - f.accepted
+          AND c.not_an_object = f.nao AND c.keyset_mismatch = f.ksm AND c.field_invalid = f.fi
+          AND c.stored + c.unchanged + c.stale = c.accepted) = 3;
+SELECT 'stored = the load''s versions in the ODS', (SELECT groupArray((_load_id, stored)) FROM (SELECT _load_id, stored FROM ods.order_loads ORDER BY _load_id))
+    = (SELECT groupArray((_load_id, n)) FROM (SELECT _load_id, count() AS n FROM (SELECT order_id, updated_at, _load_id FROM ods.order_snapshot_rep
+        UNION DISTINCT SELECT order_id, updated_at, _load_id FROM ods.order_snapshot_hot) GROUP BY _load_id ORDER BY _load_id));
+SELECT * EXCEPT committed_at FROM ods.order_loads ORDER BY delta FORMAT TSV;
+SELECT 'K3 has stale and unchanged versions, K1 stored all it accepted', (SELECT stale > 20 AND unchanged > 20 FROM ods.order_loads WHERE _load_id = 'K3')
+    AND (SELECT stored = accepted AND stale = 0 AND unchanged = 0 FROM ods.order_loads WHERE _load_id = 'K1');"
+    run_split chlocal --path db -q "$sql"
+    echo "$output"
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ "$(grep -c "^[A-Za-z].*"$'\t1$' <<<"$output")" -eq 5 ]
+    [ "$(grep -c "^[A-Za-z]" <<<"$output")" -eq 5 ]
+    [ "$(grep -c "^[123]"$'\tK' <<<"$output")" -eq 3 ]
+}
+
+@test "commit lock: a commit while another holds the lock fails loudly, writes no ledger row and shows nothing; once released the rerun commits" {
+    og --orders 300 --days 1 --seed 31 --day 1 > d1.jsonl
+    chlocal --path db -q "$(ods_ddl schema)
+$(pub_stage stg Q1 d1.jsonl '2026-03-01 23:00:00' 1000)
+CREATE TABLE ods.order_loads_lock ENGINE = Log AS SELECT 'other' AS _load_id, now64(3, 'UTC') AS since;"
+    ods_ddl transition > tr.sql
+    run_split chlocal --path db --param_load_id=Q1 --queries-file tr.sql
+    [ "$status" -ne 0 ]
+    [[ "$stderr_text" == *"order_loads_lock"*"already exists"* ]]
+    run_split chlocal --path db -q "SELECT (SELECT count() FROM ods.order_loads), (SELECT count() FROM ods.order_v),
+        (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = 'Q1') > 100, (SELECT _load_id FROM ods.order_loads_lock) FORMAT TSV"
+    [ "$output" = "$(printf '0\t0\t1\tother')" ]
+    chlocal --path db -q "DROP TABLE ods.order_loads_lock"
+    run_split chlocal --path db --param_load_id=Q1 --queries-file tr.sql
+    [ "$status" -eq 0 ]
+    run_split chlocal --path db -q "SELECT (SELECT groupArray((delta, _load_id)) FROM ods.order_loads), (SELECT count() FROM ods.order_v) > 100,
+        (SELECT count() FROM system.tables WHERE database = 'ods' AND name = 'order_loads_lock') FORMAT TSV"
+    [ "$output" = "$(printf "[(1,'Q1')]\t1\t0")" ]
+}
+
+@test "engine facts the design stands on: PREWHERE runs before FINAL unless apply_prewhere_after_final = 1; no transactions here" {
+    run_split chlocal --path db -q "
+        CREATE TABLE r (k String, u UInt32, l String) ENGINE = ReplacingMergeTree(u) ORDER BY k;
+        INSERT INTO r VALUES ('a', 1, 'L1'); INSERT INTO r VALUES ('a', 2, 'L2');
+        SELECT l FROM r FINAL PREWHERE l != 'L2';
+        SELECT count() FROM r FINAL PREWHERE l != 'L2' SETTINGS apply_prewhere_after_final = 1;
+        SELECT count() FROM r FINAL WHERE l != 'L2';"
+    [ "$status" -eq 0 ]
+    [ "$output" = "$(printf 'L1\n0\n0')" ]
+    run_split chlocal --path db -q "BEGIN TRANSACTION"
+    [ "$status" -ne 0 ]
+    [[ "$stderr_text" == *"Transactions are not supported"* ]]
+}
+
+@test "order_v: the newest stored version wins whichever table holds it (an older committed hot row never hides a newer _rep row)" {
+    # regression: order_v once took every committed hot row over _rep's, however old
+    row() {
+        echo "INSERT INTO stg.orders_raw (raw, _topic, _partition, _offset, _timestamp, _key, _load_id, _load_ts) VALUES ('{\"order_id\":\"$1\",\"user_id\":1,\"status\":\"paid\",\"created_at\":\"2026-01-01T00:00:00.000Z\",\"updated_at\":\"$2\",\"items_total\":\"1.00\",\"discount\":\"0.00\",\"delivery\":\"0.00\",\"total\":\"1.00\",\"items\":[],\"snapshot_date\":\"2026-01-0$4\"}', 'orders', 0, $4, NULL, '', '$3', '2026-01-0$4 00:00:00');"
+    }
+    # --store every stores the older X of E2 too; after E3 folded E1 and E2, E2's X is still hot
+    sql="$(ods_ddl schema)
+$(row X 2026-01-01T10:00:00.000Z E1 1)
+$(row X 2026-01-01T05:00:00.000Z E2 2)
+$(row Y 2026-01-01T05:00:00.000Z E3 3)"
+    for l in E1 E2 E3; do
+        sql+="
+SET param_load_id = '$l';
+$(ods_ddl transition --store every)
+SELECT '$l', order_id, updated_at, _load_id FROM ods.order_v ORDER BY order_id FORMAT TSV;"
+    done
+    run_split chlocal --path db -q "$sql"
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    diff <(printf '%s\n' "$output") - <<'TSV'
+E1	X	2026-01-01 10:00:00.000	E1
+E2	X	2026-01-01 10:00:00.000	E1
+E3	X	2026-01-01 10:00:00.000	E1
+E3	Y	2026-01-01 05:00:00.000	E3
+TSV
+    # --store changes: N2 fails before its commit, N3 commits a newer X, N2's rerun commits its
+    # older X (stored by the failed run) after it; N4 folds: order_v keeps N3's, and N2's figures
+    # add up (its X is stored, so not stale: unchanged 0, not a wrapped-around count)
+    rm -rf db
+    pub_split
+    sql="$(ods_ddl schema)
+$(row X 2026-01-01T01:00:00.000Z N1 1)
+$(row X 2026-01-01T05:00:00.000Z N2 2)
+$(row X 2026-01-01T10:00:00.000Z N3 3)
+$(row Y 2026-01-01T10:00:00.000Z N4 4)
+SET param_load_id = 'N1';
+$(cat st?.sql)
+SET param_load_id = 'N2';
+$(cat st1.sql st2.sql st3.sql st4.sql)
+SET param_load_id = 'N3';
+$(cat st?.sql)
+SET param_load_id = 'N2';
+$(cat st?.sql)
+SET param_load_id = 'N4';
+$(cat st?.sql)
+SELECT order_id, updated_at, _load_id FROM ods.order_v ORDER BY order_id FORMAT TSV;
+SELECT delta, _load_id, received, accepted, stored, unchanged, stale FROM ods.order_loads ORDER BY delta FORMAT TSV;"
+    run_split chlocal --path db -q "$sql"
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    diff <(printf '%s\n' "$output") - <<'TSV'
+X	2026-01-01 10:00:00.000	N3
+Y	2026-01-01 10:00:00.000	N4
+1	N1	1	1	1	0	0
+2	N3	1	1	1	0	0
+3	N2	1	1	1	0	0
+4	N4	1	1	1	0	0
+TSV
 }

@@ -436,11 +436,12 @@ SQL
     echo "$stderr_text"
     [ "$status" -eq 0 ]
 
-    # The demo's accounting, for this load.
+    # The demo's accounting, for this load (its versions sit in the hot table, committed and
+    # visible, until the next load's transition folds them into order_snapshot_rep).
     run_split chlocal --path db --param_load_id="$id" -q "
         SELECT messages, empty_skipped,
                (SELECT count() FROM stg.orders_raw WHERE _load_id = {load_id:String}) AS received,
-               (SELECT count() FROM ods.order_snapshot_rep WHERE _load_id = {load_id:String}) AS accepted,
+               (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = {load_id:String}) AS accepted,
                (SELECT count() FROM ods.order_snapshot_errors WHERE _load_id = {load_id:String}) AS rejected,
                (SELECT countIf(error_class = 'not_an_object') FROM ods.order_snapshot_errors WHERE _load_id = {load_id:String}),
                (SELECT countIf(error_class = 'keyset_mismatch') FROM ods.order_snapshot_errors WHERE _load_id = {load_id:String}),
@@ -475,7 +476,7 @@ SQL
     run_split chlocal --path db --param_load_id=issue10-empty --queries-file transition.sql
     [ "$status" -eq 0 ]
     run_split chlocal --path db --param_load_id=issue10-empty -q "
-        SELECT (SELECT count() FROM ods.order_snapshot_rep WHERE _load_id = {load_id:String}),
+        SELECT (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = {load_id:String}),
                (SELECT groupArray(error_class) FROM ods.order_snapshot_errors WHERE _load_id = {load_id:String} AND raw = '')
         FORMAT TSV"
     [ "$status" -eq 0 ]

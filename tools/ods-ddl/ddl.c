@@ -204,6 +204,13 @@ static void contract_names(int *st, FILE *out, const char *sep)
         put(st, out, "%s%s", WIRE_FIELDS[i].name, sep);
 }
 
+/* The columns of _rep, _hot and order_v, in order. */
+static void store_names(int *st, FILE *out)
+{
+    contract_names(st, out, ", ");
+    put(st, out, "_hashdiff, _load_id, _load_ts");
+}
+
 /* The local table the Distributed one routes to, or (one node) the table written directly. */
 static const char *target(const ddl_opts *o, const char *local, const char *dist)
 {
@@ -257,6 +264,32 @@ int ddl_schema(FILE *out, const ddl_opts *o)
                   "ORDER BY (_load_id, error_class, _topic, _partition, _offset)\nCOMMENT ");
     quote(&st, out, "messages rejected by order_wire_class, raw, with their Kafka coordinates");
 
+    /* Hot rows: a load's new versions, written before its commit, read by order_v only once
+     * the ledger holds the load, folded into _rep by the next transition. A plain MergeTree:
+     * no merge ever replaces a row here, so nothing committed can be lost to an uncommitted
+     * version. */
+    put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_snapshot_hot", D);
+    on_cluster(&st, out, o);
+    put(&st, out, "\n(\n");
+    for (size_t i = 0; i < WIRE_NFIELDS; i++)
+        put(&st, out, "    %s %s,\n", WIRE_FIELDS[i].name, WIRE_FIELDS[i].ods_type);
+    put(&st, out, "    _hashdiff UInt128,\n    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n");
+    engine(&st, out, o, "MergeTree", D, "order_snapshot_hot", NULL);
+    put(&st, out, "PARTITION BY _load_id\nORDER BY (order_id, updated_at)\nCOMMENT ");
+    quote(&st, out, "versions of loads not yet folded into order_snapshot_rep; visible once committed");
+
+    put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_loads", D);
+    on_cluster(&st, out, o);
+    put(&st, out, "\n(\n    delta UInt64,\n    _load_id String,\n    committed_at DateTime64(3, 'UTC'),\n"
+                  "    received UInt64,\n    accepted UInt64,\n    stored UInt64,\n    unchanged UInt64,\n"
+                  "    stale UInt64,\n    rejected UInt64");
+    for (size_t i = 0; i < WIRE_NREJECT; i++)
+        put(&st, out, ",\n    %s UInt64", WIRE_REJECT_CLASSES[i]);
+    put(&st, out, "\n)\n");
+    engine(&st, out, o, "MergeTree", D, "order_loads", NULL);
+    put(&st, out, "ORDER BY delta\nCOMMENT ");
+    quote(&st, out, "the ledger: one row per committed load, delta 1, 2, 3 ...");
+
     if (o->cluster) {
         put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_snapshot_dist ON CLUSTER %s "
                       "AS %s.order_snapshot_rep\n"
@@ -267,15 +300,56 @@ int ddl_schema(FILE *out, const ddl_opts *o)
                       "ENGINE = Distributed(%s, %s, order_snapshot_errors, "
                       "cityHash64(_topic, _partition, _offset))",
             D, o->cluster, D, o->cluster, D);
+        put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_snapshot_hot_dist ON CLUSTER %s "
+                      "AS %s.order_snapshot_hot\n"
+                      "ENGINE = Distributed(%s, %s, order_snapshot_hot, cityHash64(order_id))",
+            D, o->cluster, D, o->cluster, D);
+        /* The ledger is written on the node that runs the transition and read everywhere
+         * through this table: a load's row lives on one node, the union is the ledger. */
+        put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_loads_dist ON CLUSTER %s "
+                      "AS %s.order_loads\n"
+                      "ENGINE = Distributed(%s, %s, order_loads)",
+            D, o->cluster, D, o->cluster, D);
     }
 
+    /* order_v: per order, the newest of _rep's FINAL row and the hot rows of committed loads
+     * (greatest updated_at; on a tie the hot row of the latest load, whose versions are the
+     * latest written). _rep holds committed loads only, so its merges are harmless. Orders
+     * without a committed hot row, nearly all of them, take the FINAL row as it is. */
+    const char *g = o->cluster ? "GLOBAL " : "";
+    const char *rep_t = target(o, "order_snapshot_rep", "order_snapshot_dist");
+    const char *hot_t = target(o, "order_snapshot_hot", "order_snapshot_hot_dist");
+    const char *loads_t = target(o, "order_loads", "order_loads_dist");
+    char hot_ids[512];
+    snprintf(hot_ids, sizeof hot_ids, "(SELECT order_id FROM %s.%s WHERE _load_id %sIN (SELECT _load_id FROM %s.%s))",
+             D, hot_t, g, D, loads_t);
     put(&st, out, ";\n\nCREATE VIEW IF NOT EXISTS %s.order_v", D);
     on_cluster(&st, out, o);
-    put(&st, out, " AS\nSELECT ");
-    contract_names(&st, out, ", ");
-    put(&st, out, "_hashdiff, _load_id, _load_ts\nFROM %s.%s FINAL\n"
-                  "SETTINGS do_not_merge_across_partitions_select_final = 0;\n",
-        D, target(o, "order_snapshot_rep", "order_snapshot_dist"));
+    /* The setting sits inside each FINAL subquery: a SETTINGS clause after a UNION's last
+     * SELECT does not reach the first one (checked on the engine). */
+    for (int branch = 0; branch < 2; branch++) {
+        put(&st, out, branch ? "\nUNION ALL\nSELECT " : " AS\nSELECT ");
+        store_names(&st, out);
+        put(&st, out, "\nFROM\n(\n");
+        if (branch)
+            put(&st, out, "    SELECT *\n    FROM\n    (\n        SELECT *, 0 AS _rank\n        FROM\n        (\n");
+        const char *ind = branch ? "            " : "    ";
+        put(&st, out, "%sSELECT ", ind);
+        store_names(&st, out);
+        put(&st, out, "\n%sFROM %s.%s FINAL\n%sWHERE order_id %s%sIN %s\n"
+                      "%sSETTINGS do_not_merge_across_partitions_select_final = 0\n",
+            ind, D, rep_t, ind, g, branch ? "" : "NOT ", hot_ids, ind);
+        if (branch) {
+            put(&st, out, "        )\n        UNION ALL\n        SELECT ");
+            store_names(&st, out);
+            put(&st, out, ", c.delta AS _rank\n        FROM %s.%s AS h\n"
+                          "        %sINNER JOIN (SELECT _load_id, delta FROM %s.%s) AS c USING (_load_id)\n"
+                          "    )\n    ORDER BY order_id, updated_at DESC, _rank DESC\n    LIMIT 1 BY order_id\n",
+                D, hot_t, g, D, loads_t);
+        }
+        put(&st, out, ")");
+    }
+    put(&st, out, ";\n");
     return st;
 }
 
@@ -298,96 +372,195 @@ static void typed_items(int *st, FILE *out, const char *ind, int kafka)
     put(st, out, "\n");
 }
 
+/* The statements of the transition, in order; docs/schema.md explains each. */
 int ddl_transition(FILE *out, const ddl_opts *o)
 {
     int st = 0;
     const char *S = o->stg_db, *D = o->ods_db;
     const char *rep = target(o, "order_snapshot_rep", "order_snapshot_dist");
-    /* In the INSERT itself, before SELECT: it governs the Distributed write, not the read. */
-    const char *sync = o->cluster ? "\nSETTINGS distributed_foreground_insert = 1" : "";
-    /* - optimize_on_insert = 0: ReplacingMergeTree would collapse two versions of one order_id
-     *   arriving in one block at insert time, silently dropping an accepted row;
+    const char *hot = target(o, "order_snapshot_hot", "order_snapshot_hot_dist");
+    const char *errs = target(o, "order_snapshot_errors", "order_snapshot_errors_dist");
+    const char *loads = target(o, "order_loads", "order_loads_dist");
+    const char *g = o->cluster ? "GLOBAL " : "";
+    /* Settings of the INSERTs, before SELECT (so they govern the write):
+     * - distributed_foreground_insert = 1: an INSERT returns once every shard has its rows;
+     * - optimize_on_insert = 0: ReplacingMergeTree would collapse two versions of one order_id
+     *   arriving in one block at insert time, silently dropping a stored version;
      * - max_partitions_per_insert_block: a backfill touches one partition per creation day;
-     * - join_use_nulls = 0: an order the ODS does not hold yet joins as zeros, not NULLs;
-     * - apply_prewhere_after_final = 0 (the default, pinned): the prior is FINAL over the rows
-     *   PREWHERE keeps, not FINAL's winner filtered afterwards. */
-    char keep[256];
-    snprintf(keep, sizeof keep, "\nSETTINGS %soptimize_on_insert = 0, max_partitions_per_insert_block = %d%s",
-             o->cluster ? "distributed_foreground_insert = 1, " : "", DDL_MAX_PARTITIONS,
-             o->store_every ? "" : ", join_use_nulls = 0, apply_prewhere_after_final = 0");
+     * - join_use_nulls = 0: an order the ODS does not hold yet joins as zeros, not NULLs. */
+    const char *fg = o->cluster ? "distributed_foreground_insert = 1, " : "";
+    /* "this load is not committed yet": every statement but the lock carries it, so a rerun
+     * of a committed load changes nothing. */
+    char open_load[256];
+    snprintf(open_load, sizeof open_load, "{load_id:String} %sNOT IN (SELECT _load_id FROM %s.%s)", g, D, loads);
 
-    put(&st, out, "-- ods-ddl transition, wire contract %s, store %s: run both, in order, with "
-                  "--param_load_id=ID\n-- (a rerun of a load, after success or failure, leaves "
-                  "the tables as one clean run does)\n",
+    put(&st, out, "-- ods-ddl transition, wire contract %s, store %s: run every statement, in order, with "
+                  "--param_load_id=ID.\n-- A rerun of a load, after success or any failure, leaves "
+                  "the tables as one clean run does;\n-- order_v shows the load, all of it, from the "
+                  "commit (statement 6) on. One transition at a time.\n",
         WIRE_CONTRACT_VERSION, o->store_every ? "every version" : "changes");
-    put(&st, out, "INSERT INTO %s.%s (raw, error_class, ", D,
-        target(o, "order_snapshot_errors", "order_snapshot_errors_dist"));
+
+    /* 1. Hot rows of loads that an earlier transition folded into _rep (every committed load
+     *    but the latest: the transition before this one folded them). A folded load stays in
+     *    the hot table until the next load's transition, so no reader can miss its rows
+     *    between the fold and this delete. */
+    put(&st, out, "-- 1. housekeeping: hot rows already folded into %s by an earlier transition\n"
+                  "ALTER TABLE %s.order_snapshot_hot", rep, D);
+    on_cluster(&st, out, o);
+    put(&st, out, " DELETE WHERE %s\n  AND _load_id IN (SELECT _load_id FROM %s.%s WHERE delta < "
+                  "(SELECT max(delta) FROM %s.%s))\nSETTINGS mutations_sync = 2%s;\n\n",
+        open_load, D, loads, D, loads, o->cluster ? ", allow_nondeterministic_mutations = 1" : "");
+
+    /* 2. Fold: hot rows of committed loads into _rep, those not there yet (a rerun adds
+     *    none). _rep only ever receives committed versions, so its merges cannot replace a
+     *    committed version by an uncommitted one. */
+    char committed_hot[512];
+    snprintf(committed_hot, sizeof committed_hot, "SELECT order_id FROM %s.%s WHERE _load_id %sIN (SELECT _load_id FROM %s.%s)",
+             D, hot, g, D, loads);
+    put(&st, out, "-- 2. fold: versions of committed loads into %s\nINSERT INTO %s.%s (", rep, D, rep);
+    store_names(&st, out);
+    put(&st, out, ")\nSETTINGS %soptimize_on_insert = 0, max_partitions_per_insert_block = %d\nSELECT ",
+        fg, DDL_MAX_PARTITIONS);
+    store_names(&st, out);
+    put(&st, out, "\nFROM %s.%s\nWHERE %s\n  AND _load_id %sIN (SELECT _load_id FROM %s.%s)\n"
+                  "  AND (order_id, updated_at, _hashdiff, _load_id) %sNOT IN (SELECT order_id, updated_at, "
+                  "_hashdiff, _load_id FROM %s.%s WHERE order_id %sIN (%s));\n\n",
+        D, hot, open_load, g, D, loads, g, D, rep, g, committed_hot);
+
+    /* 3. The bad branch. */
+    put(&st, out, "-- 3. rejected messages, each recorded once\nINSERT INTO %s.%s (raw, error_class, ", D, errs);
     meta_names(&st, out);
-    put(&st, out, "_load_id, _load_ts)%s\nSELECT raw, order_wire_class(raw), ", sync);
+    put(&st, out, "_load_id, _load_ts)%s\nSELECT raw, order_wire_class(raw), ",
+        o->cluster ? "\nSETTINGS distributed_foreground_insert = 1" : "");
     meta_names(&st, out);
     put(&st, out, "_load_id, _load_ts\nFROM %s.orders_raw\n"
                   "WHERE _load_id = {load_id:String}\n"
-                  "  AND (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset "
+                  "  AND %s\n"
+                  "  AND (_topic, _partition, _offset) %sNOT IN (SELECT _topic, _partition, _offset "
                   "FROM %s.%s WHERE _load_id = {load_id:String})\n"
                   "  AND " BAD "\n"
                   "LIMIT 1 BY _topic, _partition, _offset;\n\n",
-        S, D, target(o, "order_snapshot_errors", "order_snapshot_errors_dist"));
+        S, open_load, g, D, errs);
 
-    put(&st, out, "INSERT INTO %s.%s (", D, rep);
-    contract_names(&st, out, ", ");
-    put(&st, out, "_hashdiff, _load_id, _load_ts)%s\n", keep);
+    /* 4. The good branch, into the hot table. */
+    put(&st, out, "-- 4. accepted versions, typed, into the hot table (not visible before the commit)\n"
+                  "INSERT INTO %s.%s (", D, hot);
+    store_names(&st, out);
+    put(&st, out, ")\nSETTINGS %smax_partitions_per_insert_block = %d%s\n", fg, DDL_MAX_PARTITIONS,
+        o->store_every ? "" : ", join_use_nulls = 0");
     if (o->store_every) {
         put(&st, out, "SELECT\n");
         typed_items(&st, out, "    ", 0);
-        put(&st, out, "FROM %s.orders_raw\nWHERE _load_id = {load_id:String} AND NOT (" BAD ");\n", S);
-        return st;
+        put(&st, out, "FROM %s.orders_raw\nWHERE _load_id = {load_id:String} AND NOT (" BAD ")\n  AND %s;\n\n",
+            S, open_load);
+    } else {
+        /* Store only changes. Per order, the load's versions line up after the "prior": what
+         * order_v shows now, the load not being committed. A version is stored when it
+         * differs from the one before it:
+         *  - one version per updated_at within a load, the first received (by _load_ts, then
+         *    Kafka coordinates): two contents with one updated_at cannot both be current, and
+         *    "first" is what a rerun with later-staged rows still agrees on;
+         *  - _hashdiff covers updated_at, so the load's versions (distinct updated_at) all
+         *    differ from each other; only the first can equal the prior (same state);
+         *  - older than the prior: it cannot change order_v, left out (stale).
+         * What an earlier run of this load stored (_mine) is not stored again, so every rerun
+         * computes what the first run did. The ODS is read only for the load's own order_ids,
+         * through the sort key (GLOBAL: on a cluster the shards get the set from the node that
+         * holds the staged load). */
+        char in[512];
+        snprintf(in, sizeof in, "order_id %sIN (SELECT JSONExtractString(raw, 'order_id') FROM %s.orders_raw "
+                                "WHERE _load_id = {load_id:String})",
+                 g, S);
+        put(&st, out, "SELECT ");
+        store_names(&st, out);
+        put(&st, out, "\nFROM\n(\n"
+                      "    SELECT *,\n"
+                      "        row_number() OVER (PARTITION BY order_id, updated_at "
+                      "ORDER BY _load_ts, _topic, _partition, _offset) AS _receipt\n"
+                      "    FROM\n    (\n        SELECT\n");
+        typed_items(&st, out, "            ", 1);
+        put(&st, out, "        FROM %s.orders_raw\n"
+                      "        WHERE _load_id = {load_id:String} AND NOT (" BAD ")\n"
+                      "          AND %s\n"
+                      "    )\n) AS l\n"
+                      "LEFT JOIN\n(\n"
+                      "    SELECT order_id, 1 AS _has_prior, updated_at AS _prior_updated_at, "
+                      "_hashdiff AS _prior_hashdiff\n"
+                      "    FROM %s.order_v\n"
+                      "    WHERE %s\n"
+                      ") AS o USING (order_id)\n"
+                      "LEFT JOIN\n(\n"
+                      "    SELECT order_id, groupArray((updated_at, _hashdiff)) AS _mine\n"
+                      "    FROM %s.%s\n"
+                      "    WHERE _load_id = {load_id:String} AND %s\n"
+                      "    GROUP BY order_id\n"
+                      ") AS m USING (order_id)\n"
+                      "WHERE _receipt = 1\n"
+                      "  AND (NOT _has_prior OR (updated_at >= _prior_updated_at AND _hashdiff != _prior_hashdiff))\n"
+                      "  AND NOT has(_mine, (updated_at, _hashdiff));\n\n",
+            S, open_load, D, in, D, hot, in);
     }
-    /* Store only changes. Per order, the versions of this load line up after the version
-     * order_v showed before the load (the "prior": FINAL over the other loads' rows; PREWHERE
-     * runs before FINAL, so it is exactly order_v without this load, ties on updated_at broken
-     * as order_v breaks them). A version is stored when it differs from the one before it:
-     *  - one version per updated_at within a load, the first received (by _load_ts, then Kafka
-     *    coordinates): two contents with one updated_at cannot both be current, and "first"
-     *    is what a rerun with later-staged rows still agrees on;
-     *  - _hashdiff covers updated_at, so a load's versions (distinct updated_at) all differ
-     *    from each other, and only the first can equal the prior (same updated_at, same state);
-     *  - older than the prior: it cannot change order_v, left out (stale).
-     * What an earlier run of this very load stored (_mine) is not stored again, and the prior
-     * excludes it, so every rerun computes what the first run did. The ODS is read only for
-     * the load's own order_ids, through the sort key (GLOBAL: on a cluster the shards get the
-     * set from the node that holds the staged load). */
-    char in[512];
-    snprintf(in, sizeof in, "order_id %sIN (SELECT JSONExtractString(raw, 'order_id') FROM %s.orders_raw "
-                            "WHERE _load_id = {load_id:String})",
-             o->cluster ? "GLOBAL " : "", S);
-    put(&st, out, "SELECT ");
-    contract_names(&st, out, ", ");
-    put(&st, out, "_hashdiff, _load_id, _load_ts\nFROM\n(\n"
-                  "    SELECT *,\n"
-                  "        row_number() OVER (PARTITION BY order_id, updated_at "
-                  "ORDER BY _load_ts, _topic, _partition, _offset) AS _receipt\n"
-                  "    FROM\n    (\n        SELECT\n");
-    typed_items(&st, out, "            ", 1);
-    put(&st, out, "        FROM %s.orders_raw\n"
-                  "        WHERE _load_id = {load_id:String} AND NOT (" BAD ")\n"
-                  "    )\n) AS l\n"
-                  "LEFT JOIN\n(\n"
-                  "    SELECT order_id, 1 AS _has_prior, updated_at AS _prior_updated_at, "
-                  "_hashdiff AS _prior_hashdiff\n"
-                  "    FROM %s.%s FINAL\n"
-                  "    PREWHERE _load_id != {load_id:String}\n"
-                  "    WHERE %s\n"
-                  ") AS o USING (order_id)\n"
-                  "LEFT JOIN\n(\n"
-                  "    SELECT order_id, groupArray((updated_at, _hashdiff)) AS _mine\n"
-                  "    FROM %s.%s\n"
-                  "    WHERE _load_id = {load_id:String} AND %s\n"
-                  "    GROUP BY order_id\n"
-                  ") AS m USING (order_id)\n"
-                  "WHERE _receipt = 1\n"
-                  "  AND (NOT _has_prior OR (updated_at >= _prior_updated_at AND _hashdiff != _prior_hashdiff))\n"
-                  "  AND NOT has(_mine, (updated_at, _hashdiff));\n",
-        S, D, rep, in, D, rep, in);
+
+    /* 5–7. The commit: one row in the ledger, the next delta. The lock table makes a second
+     * commit running at the same moment fail (CREATE of an existing table) instead of taking
+     * the same delta; a commit that failed leaves it behind, and docs/schema.md says how to
+     * clear it. */
+    put(&st, out, "-- 5. the commit lock: fails while another commit holds it (docs/schema.md: a stale lock)\n"
+                  "CREATE TABLE %s.order_loads_lock ENGINE = Log AS SELECT {load_id:String} AS _load_id, "
+                  "now64(3, 'UTC') AS since;\n\n", D);
+    put(&st, out, "-- 6. the commit: the ledger row, delta one above the last; order_v shows the load from here on\n"
+                  "INSERT INTO %s.order_loads (delta, _load_id, committed_at, received, accepted, stored, unchanged, "
+                  "stale, rejected", D);
+    for (size_t i = 0; i < WIRE_NREJECT; i++)
+        put(&st, out, ", %s", WIRE_REJECT_CLASSES[i]);
+    put(&st, out, ")\nSELECT (SELECT max(delta) FROM %s.%s) + 1, {load_id:String}, now64(3, 'UTC'),\n"
+                  "    r.n, r.n - e.n, s.n, %s, x.n, e.n", D, loads,
+        /* --store every keeps every accepted version: nothing is unchanged or stale (a rerun
+         * after a failure stores again, and stored then says so) */
+        o->store_every ? "0" : "r.n - e.n - s.n - x.n");
+    for (size_t i = 0; i < WIRE_NREJECT; i++)
+        put(&st, out, ", e.c%zu", i);
+    put(&st, out, "\nFROM (SELECT uniqExact(_topic, _partition, _offset) AS n FROM %s.orders_raw "
+                  "WHERE _load_id = {load_id:String}) AS r,\n"
+                  "    (SELECT count() AS n", S);
+    for (size_t i = 0; i < WIRE_NREJECT; i++)
+        put(&st, out, ", countIf(error_class = '%s') AS c%zu", WIRE_REJECT_CLASSES[i], i);
+    put(&st, out, " FROM %s.%s WHERE _load_id = {load_id:String}) AS e,\n"
+                  "    (SELECT count() AS n FROM %s.%s WHERE _load_id = {load_id:String}) AS s,\n",
+        D, errs, D, hot);
+    if (o->store_every) {
+        put(&st, out, "    (SELECT 0 AS n) AS x\n");
+    } else {
+        /* stale: accepted messages (coordinates not among the rejected) older than the prior
+         * and not a version this load stored (so stored + stale <= accepted, whatever the
+         * loads committed between a failed run and its rerun). Compared as canonical text,
+         * not typed again: for the contract's fixed-width timestamps (years 1900-2299) text
+         * order is time order, and the accepted messages' text is canonical. */
+        const wire_field *u = wire_field_by_name("updated_at", 10);
+        put(&st, out, "    (SELECT count() AS n\n"
+                      "     FROM (SELECT JSONExtractString(raw, 'order_id') AS order_id, "
+                      "JSONExtractString(raw, 'updated_at') AS u\n"
+                      "           FROM %s.orders_raw\n"
+                      "           WHERE _load_id = {load_id:String}\n"
+                      "             AND (_topic, _partition, _offset) %sNOT IN (SELECT _topic, _partition, _offset "
+                      "FROM %s.%s WHERE _load_id = {load_id:String})\n"
+                      "           LIMIT 1 BY _topic, _partition, _offset) AS a\n"
+                      "     INNER JOIN (SELECT order_id, ",
+            S, g, D, errs);
+        if (!st && u)
+            st = ddl_canon(out, u);
+        put(&st, out, " AS _prior_u FROM %s.order_v\n"
+                      "                 WHERE order_id %sIN (SELECT JSONExtractString(raw, 'order_id') FROM %s.orders_raw "
+                      "WHERE _load_id = {load_id:String})) AS p USING (order_id)\n"
+                      "     WHERE u < _prior_u\n"
+                      "       AND (order_id, u) %sNOT IN (SELECT order_id, ",
+            D, g, S, g);
+        if (!st && u)
+            st = ddl_canon(out, u);
+        put(&st, out, " FROM %s.%s WHERE _load_id = {load_id:String})) AS x\n", D, hot);
+    }
+    put(&st, out, "WHERE %s;\n\n", open_load);
+    put(&st, out, "-- 7. the lock released\nDROP TABLE %s.order_loads_lock;\n", D);
     return st;
 }
 

@@ -17,17 +17,11 @@ _Static_assert(WIRE_NFIELDS <= 32, "seen keys are a 32-bit mask");
 
 const char *wire_class_name(wire_class c)
 {
-    switch (c) {
-    case WIRE_VALID:
-        return "";
-    case WIRE_KEYSET_MISMATCH:
-        return "keyset_mismatch";
-    case WIRE_FIELD_INVALID:
-        return "field_invalid";
-    case WIRE_NOT_AN_OBJECT:
-        break;
-    }
-    return "not_an_object";
+    _Static_assert(WIRE_NOT_AN_OBJECT == 1 && WIRE_FIELD_INVALID == WIRE_NREJECT,
+                   "wire_class from 1 follows WIRE_REJECT_CLASSES");
+    if (c >= WIRE_NOT_AN_OBJECT && c <= WIRE_FIELD_INVALID)
+        return WIRE_REJECT_CLASSES[c - 1];
+    return c == WIRE_VALID ? "" : WIRE_REJECT_CLASSES[0];
 }
 
 /* Longest contract key + 1: a longer key cannot be one of them, no need to unescape all of it. */

@@ -157,6 +157,59 @@ static void test_extract(void)
     }
 }
 
+/* The columns of _rep, _hot and order_v, comma-separated: the contract's, then _hashdiff,
+ * _load_id, _load_ts. */
+static const char *store_cols(void)
+{
+    static char buf[1024];
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < WIRE_NFIELDS; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s, ", WIRE_FIELDS[i].name);
+    snprintf(buf + n, sizeof buf - n, "_hashdiff, _load_id, _load_ts");
+    return buf;
+}
+
+/* The column block of a CREATE TABLE of _rep or _hot, from its '(' line to its ')' line. */
+static const char *store_block(void)
+{
+    static char buf[2048];
+    size_t n = (size_t)snprintf(buf, sizeof buf, "\n(\n");
+    for (size_t i = 0; i < WIRE_NFIELDS; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "    %s %s,\n", WIRE_FIELDS[i].name, WIRE_FIELDS[i].ods_type);
+    snprintf(buf + n, sizeof buf - n, "    _hashdiff UInt128,\n    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n");
+    return buf;
+}
+
+/* The ledger's column block: the load, its commit, its figures, one count per reject class. */
+static const char *ledger_block(void)
+{
+    static char buf[1024];
+    size_t n = (size_t)snprintf(buf, sizeof buf, "\n(\n    delta UInt64,\n    _load_id String,\n"
+                                                 "    committed_at DateTime64(3, 'UTC'),\n    received UInt64,\n"
+                                                 "    accepted UInt64,\n    stored UInt64,\n    unchanged UInt64,\n"
+                                                 "    stale UInt64,\n    rejected UInt64");
+    for (size_t i = 0; i < WIRE_NREJECT; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, ",\n    %s UInt64", WIRE_REJECT_CLASSES[i]);
+    snprintf(buf + n, sizeof buf - n, "\n)\n");
+    return buf;
+}
+
+/* The CREATE statement of NAME (up to its ';'), or NULL. */
+static const char *create_of(const char *s, const char *name)
+{
+    char want[128];
+    snprintf(want, sizeof want, "CREATE TABLE IF NOT EXISTS %s", name);
+    const char *p = s;
+    while ((p = strstr(p, want))) {
+        char c = p[strlen(want)];
+        if (c == '\n' || c == ' ')
+            return p;
+        p += strlen(want);
+    }
+    return NULL;
+}
+
 static void test_schema_one_node(void)
 {
     ddl_opts o = {.stg_db = "stg", .ods_db = "ods"};
@@ -164,14 +217,14 @@ static void test_schema_one_node(void)
     CHECK(s != NULL);
     if (!s)
         return;
-    CHECK_EQ_INT(count(s, ";\n"), 6); /* 2 databases, 3 tables, 1 view */
-    CHECK_EQ_INT(count(s, "IF NOT EXISTS"), 6);
+    CHECK_EQ_INT(count(s, ";\n"), 8); /* 2 databases, 5 tables, 1 view */
+    CHECK_EQ_INT(count(s, "IF NOT EXISTS"), 8);
     CHECK_EQ_INT(count(s, "ON CLUSTER"), 0);
     CHECK_EQ_INT(count(s, "Distributed"), 0);
     CHECK_EQ_INT(count(s, "Replicated"), 0);
 
-    /* The ODS table: the contract columns in order, then _load_id and _load_ts. */
-    const char *t = strstr(s, "CREATE TABLE IF NOT EXISTS ods.order_snapshot_rep\n(\n");
+    /* The ODS table: the contract columns in order, then _hashdiff, _load_id and _load_ts. */
+    const char *t = create_of(s, "ods.order_snapshot_rep");
     CHECK(t != NULL);
     if (t) {
         const char *p = strchr(t, '(') + 2;
@@ -188,12 +241,45 @@ static void test_schema_one_node(void)
         const char *end = strstr(t, ";\n");
         const char *ver = strstr(t, WIRE_CONTRACT_VERSION);
         CHECK(ver && end && ver < end);
+        CHECK(strncmp(t + strlen("CREATE TABLE IF NOT EXISTS ods.order_snapshot_rep"), store_block(),
+                      strlen(store_block())) == 0);
     }
+    /* The hot table: the same columns, a plain MergeTree (no merge replaces anything), one
+     * partition per load. */
+    char want[4096];
+    snprintf(want, sizeof want, "CREATE TABLE IF NOT EXISTS ods.order_snapshot_hot%sENGINE = MergeTree\n"
+                                "PARTITION BY _load_id\nORDER BY (order_id, updated_at)\nCOMMENT '",
+             store_block());
+    CHECK(strstr(s, want) != NULL);
+    /* The ledger: a delta per committed load, the load's figures, one count per reject class. */
+    snprintf(want, sizeof want, "CREATE TABLE IF NOT EXISTS ods.order_loads%sENGINE = MergeTree\nORDER BY delta\nCOMMENT '",
+             ledger_block());
+    CHECK(strstr(s, want) != NULL);
     CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS stg.orders_raw\n(\n    raw String,\n    _topic "
                     "LowCardinality(String),\n    _partition UInt64,\n    _offset UInt64,\n") != NULL);
     CHECK(strstr(s, "ORDER BY (_load_id, _topic, _partition, _offset)\n") != NULL);
     CHECK(strstr(s, "    raw String,\n    error_class LowCardinality(String),\n    _topic ") != NULL);
-    CHECK(strstr(s, "snapshot_date, _hashdiff, _load_id, _load_ts\nFROM ods.order_snapshot_rep FINAL\n") != NULL);
+    /* order_v, the last statement: _rep FINAL for the orders no committed load holds in the hot
+     * table; for the others the newest of their FINAL row and their committed hot rows (a hot
+     * row of the later load winning a tie). The setting sits inside each FINAL subquery, where
+     * it applies. */
+    const char *c = store_cols();
+    const char *ids = "(SELECT order_id FROM ods.order_snapshot_hot WHERE _load_id IN (SELECT _load_id FROM ods.order_loads))";
+    snprintf(want, sizeof want,
+             "\n\nCREATE VIEW IF NOT EXISTS ods.order_v AS\nSELECT %s\nFROM\n(\n    SELECT %s\n"
+             "    FROM ods.order_snapshot_rep FINAL\n"
+             "    WHERE order_id NOT IN %s\n"
+             "    SETTINGS do_not_merge_across_partitions_select_final = 0\n)\n"
+             "UNION ALL\nSELECT %s\nFROM\n(\n    SELECT *\n    FROM\n    (\n        SELECT *, 0 AS _rank\n"
+             "        FROM\n        (\n            SELECT %s\n            FROM ods.order_snapshot_rep FINAL\n"
+             "            WHERE order_id IN %s\n"
+             "            SETTINGS do_not_merge_across_partitions_select_final = 0\n        )\n"
+             "        UNION ALL\n        SELECT %s, c.delta AS _rank\n        FROM ods.order_snapshot_hot AS h\n"
+             "        INNER JOIN (SELECT _load_id, delta FROM ods.order_loads) AS c USING (_load_id)\n    )\n"
+             "    ORDER BY order_id, updated_at DESC, _rank DESC\n    LIMIT 1 BY order_id\n);\n",
+             c, c, ids, c, c, ids, c);
+    CHECK(strlen(s) >= strlen(want) && strcmp(s + strlen(s) - strlen(want), want) == 0);
+    CHECK_EQ_INT(count(s, "SETTINGS"), 2);
     free(s);
 
     /* One database for both: created once. */
@@ -210,12 +296,26 @@ static void test_schema_cluster(void)
     CHECK(s != NULL);
     if (!s)
         return;
-    CHECK_EQ_INT(count(s, "CREATE "), 8);
-    CHECK_EQ_INT(count(s, " ON CLUSTER c1"), 8);
+    CHECK_EQ_INT(count(s, "CREATE "), 12); /* 2 databases, 5 tables, 4 Distributed, 1 view */
+    CHECK_EQ_INT(count(s, " ON CLUSTER c1"), 12);
     CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS o1.order_snapshot_dist ON CLUSTER c1 AS o1.order_snapshot_rep\n"
                     "ENGINE = Distributed(c1, o1, order_snapshot_rep, cityHash64(order_id));") != NULL);
     CHECK(strstr(s, "ENGINE = Distributed(c1, o1, order_snapshot_errors, ") != NULL);
-    CHECK(strstr(s, "FROM o1.order_snapshot_dist FINAL\n") != NULL);
+    /* hot rows live on the shard of their order, as _rep's do */
+    CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS o1.order_snapshot_hot_dist ON CLUSTER c1 AS o1.order_snapshot_hot\n"
+                    "ENGINE = Distributed(c1, o1, order_snapshot_hot, cityHash64(order_id));") != NULL);
+    CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS o1.order_loads_dist ON CLUSTER c1 AS o1.order_loads\n"
+                    "ENGINE = Distributed(c1, o1, order_loads);") != NULL);
+    CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS o1.order_snapshot_hot ON CLUSTER c1\n(\n") != NULL);
+    CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS o1.order_loads ON CLUSTER c1\n(\n") != NULL);
+    CHECK(strstr(s, "    FROM o1.order_snapshot_dist FINAL\n"
+                    "    WHERE order_id GLOBAL NOT IN (SELECT order_id FROM o1.order_snapshot_hot_dist WHERE _load_id "
+                    "GLOBAL IN (SELECT _load_id FROM o1.order_loads_dist))\n") != NULL);
+    CHECK(strstr(s, "        FROM o1.order_snapshot_hot_dist AS h\n"
+                    "        GLOBAL INNER JOIN (SELECT _load_id, delta FROM o1.order_loads_dist) AS c USING (_load_id)\n") != NULL);
+    CHECK(strstr(s, "            FROM o1.order_snapshot_dist FINAL\n"
+                    "            WHERE order_id GLOBAL IN (SELECT order_id FROM o1.order_snapshot_hot_dist WHERE _load_id "
+                    "GLOBAL IN (SELECT _load_id FROM o1.order_loads_dist))\n") != NULL);
     CHECK_EQ_INT(count(s, "Replicated"), 0);
     free(s);
 
@@ -228,7 +328,11 @@ static void test_schema_cluster(void)
                     "'{replica}', updated_at)\n") != NULL);
     CHECK(strstr(s, "ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/o1/order_snapshot_errors', "
                     "'{replica}')\n") != NULL);
+    CHECK(strstr(s, "ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/o1/order_snapshot_hot', "
+                    "'{replica}')\n") != NULL);
+    CHECK(strstr(s, "ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/o1/order_loads', '{replica}')\n") != NULL);
     CHECK(strstr(s, "ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/s1/orders_raw', '{replica}')\n") != NULL);
+    CHECK_EQ_INT(count(s, "'{replica}'"), 5);
     CHECK(strstr(s, "internal_replication") != NULL);
     free(s);
 }
@@ -256,6 +360,143 @@ static const char *check_typed(const char *p, const char *ind)
     return h ? h + strlen("items]) AS _hashdiff,\n") : NULL;
 }
 
+#define NSTMT 7
+
+/* Splits a transition into its statements: st[k] (k = 1..NSTMT) is the text after the
+ * "-- k. " comment line, up to and including its ';' (malloc-ed). Checks that the statements
+ * follow each other with nothing between them and nothing after the last. */
+static int split_transition(const char *s, char *st[NSTMT + 1])
+{
+    int ok = 1;
+    st[0] = NULL;
+    const char *p = s;
+    for (int k = 1; k <= NSTMT; k++) {
+        char mark[16];
+        snprintf(mark, sizeof mark, "-- %d. ", k);
+        const char *m = p ? strstr(p, mark) : NULL;
+        /* the first comes after the header comment; each other right after the one before */
+        if (m && k > 1 && m != p + 1)
+            m = NULL;
+        const char *b = m ? strchr(m, '\n') : NULL;
+        const char *e = b ? strstr(b + 1, ";\n") : NULL;
+        st[k] = e ? strndup(b + 1, (size_t)(e + 1 - (b + 1))) : NULL;
+        if (!st[k])
+            ok = 0;
+        p = e ? e + 2 : NULL; /* the blank line before the next comment */
+    }
+    CHECK(ok);
+    CHECK(p && *p == '\0');
+    CHECK(!strstr(s, "\n-- 8. "));
+    return ok;
+}
+
+static void free_stmts(char *st[NSTMT + 1])
+{
+    for (int k = 1; k <= NSTMT; k++)
+        free(st[k]);
+}
+
+static int starts(const char *s, const char *prefix)
+{
+    return s && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static int ends(const char *s, const char *suffix)
+{
+    return s && strlen(s) >= strlen(suffix) && strcmp(s + strlen(s) - strlen(suffix), suffix) == 0;
+}
+
+/* What every transition holds, for ODS names D.* (D = "ods"), one node or a cluster: the
+ * guard "this load is not committed" in every statement but the lock's; the predicate once
+ * bare in the errors INSERT and once negated in the good one, nowhere else; throwing
+ * conversions only; time read only by the commit and its lock. */
+static void check_transition_common(const char *s, char *st[NSTMT + 1], int cluster, int every)
+{
+    const char *guard = cluster ? "{load_id:String} GLOBAL NOT IN (SELECT _load_id FROM ods.order_loads_dist)"
+                                : "{load_id:String} NOT IN (SELECT _load_id FROM ods.order_loads)";
+    CHECK_EQ_INT(count(s, guard), 5);
+    for (int k = 1; k <= NSTMT; k++)
+        CHECK_EQ_INT(count(st[k], guard), k == 5 || k == 7 ? 0 : 1);
+    /* the commit's is its last condition: no ledger row for a committed load */
+    char want[1024];
+    snprintf(want, sizeof want, "\nWHERE %s;", guard);
+    CHECK(ends(st[6], want));
+    CHECK_EQ_INT(count(s, "INSERT INTO "), 4);
+    CHECK(starts(st[1], "ALTER TABLE ods.order_snapshot_hot "));
+    CHECK(starts(st[2], cluster ? "INSERT INTO ods.order_snapshot_dist (" : "INSERT INTO ods.order_snapshot_rep ("));
+    CHECK(starts(st[3], cluster ? "INSERT INTO ods.order_snapshot_errors_dist (raw, error_class, "
+                                : "INSERT INTO ods.order_snapshot_errors (raw, error_class, "));
+    CHECK(starts(st[4], cluster ? "INSERT INTO ods.order_snapshot_hot_dist (" : "INSERT INTO ods.order_snapshot_hot ("));
+    /* the commit lock and its release: on the node that runs the transition */
+    CHECK_EQ_STR(st[5], "CREATE TABLE ods.order_loads_lock ENGINE = Log AS SELECT {load_id:String} AS _load_id, "
+                        "now64(3, 'UTC') AS since;");
+    CHECK_EQ_STR(st[7], "DROP TABLE ods.order_loads_lock;");
+    /* the commit: the ledger row, delta one above the last, the figures and one count per
+     * reject class (the errors table's names, from the contract) */
+    size_t n = (size_t)snprintf(want, sizeof want, "INSERT INTO ods.order_loads (delta, _load_id, committed_at, "
+                                                   "received, accepted, stored, unchanged, stale, rejected");
+    for (size_t i = 0; i < WIRE_NREJECT; i++)
+        n += (size_t)snprintf(want + n, sizeof want - n, ", %s", WIRE_REJECT_CLASSES[i]);
+    snprintf(want + n, sizeof want - n, ")\nSELECT (SELECT max(delta) FROM ods.%s) + 1, {load_id:String}, "
+                                        "now64(3, 'UTC'),\n    r.n, r.n - e.n, s.n, %s, x.n, e.n, "
+                                        "e.c0, e.c1, e.c2\nFROM (SELECT uniqExact(_topic, _partition, _offset) AS n "
+                                        "FROM stg.orders_raw WHERE _load_id = {load_id:String}) AS r,\n",
+             cluster ? "order_loads_dist" : "order_loads", every ? "0" : "r.n - e.n - s.n - x.n");
+    CHECK(starts(st[6], want));
+    CHECK_EQ_INT(WIRE_NREJECT, 3); /* e.c0..e.c2 above */
+    for (size_t i = 0; i < WIRE_NREJECT; i++) {
+        snprintf(want, sizeof want, "countIf(error_class = '%s') AS c%zu", WIRE_REJECT_CLASSES[i], i);
+        CHECK_EQ_INT(count(st[6], want), 1);
+    }
+    snprintf(want, sizeof want, " FROM ods.%s WHERE _load_id = {load_id:String}) AS e,\n"
+                                "    (SELECT count() AS n FROM ods.%s WHERE _load_id = {load_id:String}) AS s,\n",
+             cluster ? "order_snapshot_errors_dist" : "order_snapshot_errors",
+             cluster ? "order_snapshot_hot_dist" : "order_snapshot_hot");
+    CHECK(st[6] && strstr(st[6], want));
+
+    /* one predicate and its literal negation, each ending its statement's classification */
+    CHECK_EQ_INT(count(s, "order_wire_class(raw) != ''"), 2);
+    CHECK(ends(st[3], "\n  AND order_wire_class(raw) != ''\nLIMIT 1 BY _topic, _partition, _offset;"));
+    CHECK_EQ_INT(count(st[4], "WHERE _load_id = {load_id:String} AND NOT (order_wire_class(raw) != '')\n"), 1);
+    /* a rerun records no error twice */
+    snprintf(want, sizeof want, "\n  AND %s\n  AND (_topic, _partition, _offset) %sNOT IN (SELECT _topic, _partition, "
+                                "_offset FROM ods.%s WHERE _load_id = {load_id:String})\n",
+             guard, cluster ? "GLOBAL " : "", cluster ? "order_snapshot_errors_dist" : "order_snapshot_errors");
+    CHECK(st[3] && strstr(st[3], want));
+    CHECK(!strstr(s, "OrZero") && !strstr(s, "OrNull") && !strstr(s, "BestEffort"));
+    /* time: only the commit's timestamp and the lock's */
+    CHECK(!strstr(s, "now("));
+    CHECK_EQ_INT(count(s, "now64("), 2);
+    for (int k = 1; k <= 4; k++)
+        CHECK(st[k] && !strstr(st[k], "now64("));
+
+    /* housekeeping: the hot rows of every committed load but the latest (an earlier transition
+     * folded them), waiting for the mutation */
+    snprintf(want, sizeof want,
+             "ALTER TABLE ods.order_snapshot_hot%s DELETE WHERE %s\n"
+             "  AND _load_id IN (SELECT _load_id FROM ods.%s WHERE delta < (SELECT max(delta) FROM ods.%s))\n"
+             "SETTINGS mutations_sync = 2%s;",
+             cluster ? " ON CLUSTER c1" : "", guard, cluster ? "order_loads_dist" : "order_loads",
+             cluster ? "order_loads_dist" : "order_loads", cluster ? ", allow_nondeterministic_mutations = 1" : "");
+    CHECK_EQ_STR(st[1], want);
+    /* the fold: committed loads' hot rows not yet in _rep, nothing collapsed at insert time, a
+     * backfill's creation days in one block */
+    const char *g = cluster ? "GLOBAL " : "";
+    const char *rep = cluster ? "order_snapshot_dist" : "order_snapshot_rep";
+    const char *hot = cluster ? "order_snapshot_hot_dist" : "order_snapshot_hot";
+    const char *loads = cluster ? "order_loads_dist" : "order_loads";
+    char fold[4096];
+    snprintf(fold, sizeof fold,
+             "INSERT INTO ods.%s (%s)\nSETTINGS %soptimize_on_insert = 0, max_partitions_per_insert_block = 3660\n"
+             "SELECT %s\nFROM ods.%s\nWHERE %s\n  AND _load_id %sIN (SELECT _load_id FROM ods.%s)\n"
+             "  AND (order_id, updated_at, _hashdiff, _load_id) %sNOT IN (SELECT order_id, updated_at, _hashdiff, "
+             "_load_id FROM ods.%s WHERE order_id %sIN (SELECT order_id FROM ods.%s WHERE _load_id %sIN "
+             "(SELECT _load_id FROM ods.%s)));",
+             rep, store_cols(), cluster ? "distributed_foreground_insert = 1, " : "", store_cols(), hot, guard, g,
+             loads, g, rep, g, hot, g, loads);
+    CHECK_EQ_STR(st[2], fold);
+}
+
 static void test_transition(void)
 {
     ddl_opts o = {.stg_db = "stg", .ods_db = "ods"};
@@ -263,77 +504,110 @@ static void test_transition(void)
     CHECK(s != NULL);
     if (!s)
         return;
-    CHECK_EQ_INT(count(s, "INSERT INTO "), 2);
-    CHECK_EQ_INT(count(s, ";\n"), 2);
-    const char *bad = strstr(s, "INSERT INTO ods.order_snapshot_errors (raw, error_class, ");
-    const char *good = strstr(s, "INSERT INTO ods.order_snapshot_rep (");
-    CHECK(bad && good && bad < good);
-    /* one predicate and its literal negation, each ending its statement's classification */
-    CHECK_EQ_INT(count(s, "\n  AND order_wire_class(raw) != ''\nLIMIT 1 BY _topic, _partition, _offset;\n"), 1);
-    CHECK_EQ_INT(count(s, "WHERE _load_id = {load_id:String} AND NOT (order_wire_class(raw) != '')\n"), 1);
-    /* a rerun records no error twice */
-    CHECK(strstr(s, "  AND (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset "
-                    "FROM ods.order_snapshot_errors WHERE _load_id = {load_id:String})\n") != NULL);
+    char *st[NSTMT + 1], *every[NSTMT + 1];
+    if (!split_transition(s, st)) {
+        free_stmts(st);
+        free(s);
+        return;
+    }
+    check_transition_common(s, st, 0, 0);
+    const char *good = st[4];
     const char *p = check_typed(good, "            ");
     CHECK(p && strncmp(p, "            _load_id,\n            _load_ts,\n            _topic,\n", 57) == 0);
-    /* the gate: the ODS read through the sort key for the load's order ids only; the prior is
-     * order_v without this load (PREWHERE before FINAL), one version per updated_at within the
-     * load (the first received), and what this load already stored is never stored again */
+    CHECK(strstr(good, "WHERE _load_id = {load_id:String} AND NOT (order_wire_class(raw) != '')\n"
+                       "          AND {load_id:String} NOT IN (SELECT _load_id FROM ods.order_loads)\n    )\n) AS l\n"));
+    /* the gate: the ODS read for the load's order ids only; the prior is what order_v shows (the
+     * load, not committed, is not in it), one version per updated_at within the load (the first
+     * received), and what this load already wrote to the hot table is never written again */
     const char *ids = "order_id IN (SELECT JSONExtractString(raw, 'order_id') FROM stg.orders_raw "
                       "WHERE _load_id = {load_id:String})";
-    CHECK_EQ_INT(count(s, ids), 2);
-    CHECK(strstr(s, "    FROM ods.order_snapshot_rep FINAL\n    PREWHERE _load_id != {load_id:String}\n"
-                    "    WHERE order_id IN (") != NULL);
-    CHECK(strstr(s, "    FROM ods.order_snapshot_rep\n    WHERE _load_id = {load_id:String} AND order_id IN (") != NULL);
-    CHECK(strstr(s, "row_number() OVER (PARTITION BY order_id, updated_at "
-                    "ORDER BY _load_ts, _topic, _partition, _offset) AS _receipt\n") != NULL);
-    CHECK(strstr(s, "WHERE _receipt = 1\n"
-                    "  AND (NOT _has_prior OR (updated_at >= _prior_updated_at AND _hashdiff != _prior_hashdiff))\n"
-                    "  AND NOT has(_mine, (updated_at, _hashdiff));\n") != NULL);
-    CHECK(!strstr(s, "OrZero") && !strstr(s, "OrNull") && !strstr(s, "BestEffort"));
-    CHECK(!strstr(s, "now(") && !strstr(s, "now64("));
+    CHECK_EQ_INT(count(good, ids), 2);
+    CHECK_EQ_INT(count(st[6], ids), 1); /* the commit counts the stale against the same prior */
+    CHECK_EQ_INT(count(s, ids), 3);
+    CHECK(strstr(good, "    SELECT order_id, 1 AS _has_prior, updated_at AS _prior_updated_at, _hashdiff AS "
+                       "_prior_hashdiff\n    FROM ods.order_v\n    WHERE order_id IN (") != NULL);
+    CHECK(strstr(good, "    FROM ods.order_snapshot_hot\n    WHERE _load_id = {load_id:String} AND order_id IN (") != NULL);
+    CHECK(strstr(good, "row_number() OVER (PARTITION BY order_id, updated_at "
+                       "ORDER BY _load_ts, _topic, _partition, _offset) AS _receipt\n") != NULL);
+    CHECK(ends(good, "WHERE _receipt = 1\n"
+                     "  AND (NOT _has_prior OR (updated_at >= _prior_updated_at AND _hashdiff != _prior_hashdiff))\n"
+                     "  AND NOT has(_mine, (updated_at, _hashdiff));"));
+    /* stale: older than the prior (canonical text, in time order), not a version it stored */
+    CHECK(strstr(st[6], "     INNER JOIN (SELECT order_id, concat(replaceOne(toString(updated_at, 'UTC'), ' ', 'T'), 'Z') "
+                        "AS _prior_u FROM ods.order_v\n") != NULL);
+    CHECK(strstr(st[6], "     WHERE u < _prior_u\n       AND (order_id, u) NOT IN (SELECT order_id, "
+                        "concat(replaceOne(toString(updated_at, 'UTC'), ' ', 'T'), 'Z') FROM ods.order_snapshot_hot "
+                        "WHERE _load_id = {load_id:String})) AS x\n") != NULL);
     CHECK(!strstr(s, "_dist") && !strstr(s, "GLOBAL"));
-    /* regression: every version the gate keeps is stored, none collapsed at insert time; a
-     * backfill's many creation days fit in one block */
-    CHECK(good && strstr(good, "_hashdiff, _load_id, _load_ts)\nSETTINGS optimize_on_insert = 0, "
-                               "max_partitions_per_insert_block = 3660, join_use_nulls = 0, "
-                               "apply_prewhere_after_final = 0\nSELECT ") != NULL);
-    CHECK_EQ_INT(count(s, "SETTINGS"), 1);
-    free(s);
+    /* regression: a backfill's many creation days fit in one block (the hot table has one
+     * partition per load, the fold one per creation day) */
+    char want[1024];
+    snprintf(want, sizeof want, "INSERT INTO ods.order_snapshot_hot (%s)\nSETTINGS max_partitions_per_insert_block = "
+                                "3660, join_use_nulls = 0\nSELECT %s\nFROM\n(\n", store_cols(), store_cols());
+    CHECK(starts(good, want));
+    CHECK_EQ_INT(count(s, "SETTINGS"), 3); /* the mutation's, the fold's, the good INSERT's */
 
-    /* --store every: the old statement, with _hashdiff */
+    /* --store every: every accepted version into the hot table, with _hashdiff; no stale */
     o.store_every = 1;
-    s = gen(ddl_transition, &o);
-    CHECK(s != NULL);
-    if (!s)
-        return;
-    good = strstr(s, "INSERT INTO ods.order_snapshot_rep (");
-    CHECK(good && strstr(good, "_load_ts)\nSETTINGS optimize_on_insert = 0, max_partitions_per_insert_block = 3660\nSELECT\n"));
-    p = good ? check_typed(good, "    ") : NULL;
-    CHECK(p && strcmp(p, "    _load_id,\n    _load_ts\nFROM stg.orders_raw\n"
-                         "WHERE _load_id = {load_id:String} AND NOT (order_wire_class(raw) != '');\n") == 0);
-    CHECK(!strstr(s, "_mine") && !strstr(s, "OVER"));
-    free(s);
+    char *e = gen(ddl_transition, &o);
+    CHECK(e != NULL);
+    if (e && split_transition(e, every)) {
+        check_transition_common(e, every, 0, 1);
+        snprintf(want, sizeof want, "INSERT INTO ods.order_snapshot_hot (%s)\nSETTINGS max_partitions_per_insert_block = "
+                                    "3660\nSELECT\n", store_cols());
+        CHECK(starts(every[4], want));
+        p = check_typed(every[4], "    ");
+        CHECK(p && strcmp(p, "    _load_id,\n    _load_ts\nFROM stg.orders_raw\n"
+                             "WHERE _load_id = {load_id:String} AND NOT (order_wire_class(raw) != '')\n"
+                             "  AND {load_id:String} NOT IN (SELECT _load_id FROM ods.order_loads);") == 0);
+        CHECK(!strstr(e, "_mine") && !strstr(e, "OVER"));
+        for (int k = 1; k <= NSTMT; k++) /* no prior: nothing reads order_v */
+            CHECK(every[k] && !strstr(every[k], "order_v"));
+        CHECK(strstr(every[6], "\n    (SELECT 0 AS n) AS x\nWHERE ") != NULL);
+        /* the other statements are the mode's own only in the good INSERT and the stale count */
+        for (int k = 1; k <= NSTMT; k++)
+            if (k != 4 && k != 6)
+                CHECK_EQ_STR(every[k], st[k]);
+        free_stmts(every);
+    }
+    free(e);
     o.store_every = 0;
+    free_stmts(st);
+    free(s);
 
     o.cluster = "c1";
     s = gen(ddl_transition, &o);
     CHECK(s != NULL);
     if (!s)
         return;
-    CHECK(strstr(s, "INSERT INTO ods.order_snapshot_errors_dist (") != NULL);
-    CHECK(strstr(s, "INSERT INTO ods.order_snapshot_dist (") != NULL);
-    CHECK(strstr(s, "FROM ods.order_snapshot_errors_dist WHERE _load_id = {load_id:String})\n") != NULL);
+    if (!split_transition(s, st)) {
+        free_stmts(st);
+        free(s);
+        return;
+    }
+    check_transition_common(s, st, 1, 0);
     CHECK_EQ_INT(count(s, "_load_ts)\nSETTINGS distributed_foreground_insert = 1\nSELECT"), 1);
-    CHECK_EQ_INT(count(s, "_load_ts)\nSETTINGS distributed_foreground_insert = 1, optimize_on_insert = 0, "
-                          "max_partitions_per_insert_block = 3660, join_use_nulls = 0, "
-                          "apply_prewhere_after_final = 0\nSELECT"), 1);
-    /* the shards get the load's order ids from this node: GLOBAL IN over the _dist table */
-    CHECK_EQ_INT(count(s, "order_id GLOBAL IN (SELECT JSONExtractString(raw, 'order_id') FROM stg.orders_raw "
-                          "WHERE _load_id = {load_id:String})"), 2);
-    CHECK(strstr(s, "    FROM ods.order_snapshot_dist FINAL\n    PREWHERE _load_id != {load_id:String}\n") != NULL);
-    CHECK_EQ_INT(count(s, "\n  AND order_wire_class(raw) != ''\nLIMIT 1 BY _topic, _partition, _offset;\n"), 1);
-    CHECK_EQ_INT(count(s, "AND NOT (order_wire_class(raw) != '')\n"), 1);
+    CHECK(starts(st[4], "INSERT INTO ods.order_snapshot_hot_dist ("));
+    CHECK(strstr(st[4], "_load_ts)\nSETTINGS distributed_foreground_insert = 1, max_partitions_per_insert_block = 3660, "
+                        "join_use_nulls = 0\nSELECT") != NULL);
+    /* the shards get the load's order ids from this node: GLOBAL IN; the prior is order_v
+     * (over the _dist tables), the load's own hot rows come through the _dist table */
+    ids = "order_id GLOBAL IN (SELECT JSONExtractString(raw, 'order_id') FROM stg.orders_raw "
+          "WHERE _load_id = {load_id:String})";
+    CHECK_EQ_INT(count(st[4], ids), 2);
+    CHECK_EQ_INT(count(s, ids), 3);
+    CHECK(strstr(st[4], "    FROM ods.order_v\n    WHERE order_id GLOBAL IN (") != NULL);
+    CHECK(strstr(st[4], "    FROM ods.order_snapshot_hot_dist\n    WHERE _load_id = {load_id:String} AND order_id GLOBAL IN (") != NULL);
+    /* local tables only where they must be: the mutation runs on each shard's hot table (ON
+     * CLUSTER), the ledger row is written on this node; every IN but the mutation's is GLOBAL */
+    CHECK_EQ_INT(count(s, "ods.order_snapshot_rep"), 0);
+    CHECK_EQ_INT(count(s, "ods.order_snapshot_errors"), count(s, "ods.order_snapshot_errors_dist"));
+    CHECK_EQ_INT(count(s, "ods.order_snapshot_hot"), count(s, "ods.order_snapshot_hot_dist") + 1);
+    CHECK_EQ_INT(count(s, "ods.order_loads"), count(s, "ods.order_loads_dist") + count(s, "ods.order_loads_lock") + 1);
+    CHECK(starts(st[6], "INSERT INTO ods.order_loads ("));
+    CHECK_EQ_INT(count(s, " IN ("), count(s, " GLOBAL IN (") + count(s, " GLOBAL NOT IN (") + 1);
+    CHECK_EQ_INT(count(st[1], " IN (") - count(st[1], " GLOBAL NOT IN ("), 1);
+    free_stmts(st);
     free(s);
 }
 
