@@ -217,6 +217,24 @@ static const char *target(const ddl_opts *o, const char *local, const char *dist
     return o->cluster ? dist : local;
 }
 
+/* The column block of _rep and _hot: the contract's typed columns, then _hashdiff and the load. */
+static void store_columns(int *st, FILE *out)
+{
+    put(st, out, "\n(\n");
+    for (size_t i = 0; i < WIRE_NFIELDS; i++)
+        put(st, out, "    %s %s,\n", WIRE_FIELDS[i].name, WIRE_FIELDS[i].ods_type);
+    put(st, out, "    _hashdiff UInt128,\n    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n");
+}
+
+/* ";" and CREATE of the Distributed table NAME over the local table LOCAL of the ODS database,
+ * sharded by KEY (NULL: none, for a table only ever read through it). */
+static void dist_table(int *st, FILE *out, const ddl_opts *o, const char *name, const char *local, const char *key)
+{
+    const char *D = o->ods_db;
+    put(st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.%s ON CLUSTER %s AS %s.%s\nENGINE = Distributed(%s, %s, %s%s%s)",
+        D, name, o->cluster, D, local, o->cluster, D, local, key ? ", " : "", key ? key : "");
+}
+
 int ddl_schema(FILE *out, const ddl_opts *o)
 {
     int st = 0;
@@ -246,10 +264,7 @@ int ddl_schema(FILE *out, const ddl_opts *o)
 
     put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_snapshot_rep", D);
     on_cluster(&st, out, o);
-    put(&st, out, "\n(\n");
-    for (size_t i = 0; i < WIRE_NFIELDS; i++)
-        put(&st, out, "    %s %s,\n", WIRE_FIELDS[i].name, WIRE_FIELDS[i].ods_type);
-    put(&st, out, "    _hashdiff UInt128,\n    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n");
+    store_columns(&st, out);
     engine(&st, out, o, "ReplacingMergeTree", D, "order_snapshot_rep", "updated_at");
     put(&st, out, "PARTITION BY toDate(created_at)\nORDER BY order_id\nCOMMENT ");
     quote(&st, out, "order snapshots, typed by wire contract " WIRE_CONTRACT_VERSION);
@@ -270,10 +285,7 @@ int ddl_schema(FILE *out, const ddl_opts *o)
      * version. */
     put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_snapshot_hot", D);
     on_cluster(&st, out, o);
-    put(&st, out, "\n(\n");
-    for (size_t i = 0; i < WIRE_NFIELDS; i++)
-        put(&st, out, "    %s %s,\n", WIRE_FIELDS[i].name, WIRE_FIELDS[i].ods_type);
-    put(&st, out, "    _hashdiff UInt128,\n    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n");
+    store_columns(&st, out);
     engine(&st, out, o, "MergeTree", D, "order_snapshot_hot", NULL);
     put(&st, out, "PARTITION BY _load_id\nORDER BY (order_id, updated_at)\nCOMMENT ");
     quote(&st, out, "versions of loads not yet folded into order_snapshot_rep; visible once committed");
@@ -291,25 +303,13 @@ int ddl_schema(FILE *out, const ddl_opts *o)
     quote(&st, out, "the ledger: one row per committed load, delta 1, 2, 3 ...");
 
     if (o->cluster) {
-        put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_snapshot_dist ON CLUSTER %s "
-                      "AS %s.order_snapshot_rep\n"
-                      "ENGINE = Distributed(%s, %s, order_snapshot_rep, cityHash64(order_id))",
-            D, o->cluster, D, o->cluster, D);
-        put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_snapshot_errors_dist ON CLUSTER %s "
-                      "AS %s.order_snapshot_errors\n"
-                      "ENGINE = Distributed(%s, %s, order_snapshot_errors, "
-                      "cityHash64(_topic, _partition, _offset))",
-            D, o->cluster, D, o->cluster, D);
-        put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_snapshot_hot_dist ON CLUSTER %s "
-                      "AS %s.order_snapshot_hot\n"
-                      "ENGINE = Distributed(%s, %s, order_snapshot_hot, cityHash64(order_id))",
-            D, o->cluster, D, o->cluster, D);
+        dist_table(&st, out, o, "order_snapshot_dist", "order_snapshot_rep", "cityHash64(order_id)");
+        dist_table(&st, out, o, "order_snapshot_errors_dist", "order_snapshot_errors",
+                   "cityHash64(_topic, _partition, _offset)");
+        dist_table(&st, out, o, "order_snapshot_hot_dist", "order_snapshot_hot", "cityHash64(order_id)");
         /* The ledger is written on the node that runs the transition and read everywhere
          * through this table: a load's row lives on one node, the union is the ledger. */
-        put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_loads_dist ON CLUSTER %s "
-                      "AS %s.order_loads\n"
-                      "ENGINE = Distributed(%s, %s, order_loads)",
-            D, o->cluster, D, o->cluster, D);
+        dist_table(&st, out, o, "order_loads_dist", "order_loads", NULL);
     }
 
     /* order_v: per order, the newest of _rep's FINAL row and the hot rows of committed loads
