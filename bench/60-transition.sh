@@ -59,38 +59,6 @@ ch --path "$base1" --param_load_id=day1 --queries-file "$work/gated.sql"
 say "day 1 transition: $((SECONDS - t0)) s" >&2
 check_night "$base1" day1 "$n"
 
-# stage_day D: day D by SQL from day D-1's staged messages: every message again with
-# snapshot_date = day D (not state: it must not change the hashdiff); for exactly 1 % of the
-# orders (the first by cityHash64(order_id, day D) among those not yet delivered or cancelled, so
-# another 1 % each day) the status moves one step forward (new → paid → shipped → delivered) and
-# updated_at becomes a time of day D. Offsets continue.
-stage_day() {
-    local d=$1 p=$(($1 - 1)) msgs moved redated
-    say "day $d: all $n orders again, $changed of them changed (SQL over day $p's staged rows)" >&2
-    ch --path "$base1" -q "
-        INSERT INTO stg.orders_raw (raw, _topic, _partition, _offset, _timestamp, _key, _load_id, _load_ts)
-        SELECT if(chg,
-                  replaceRegexpOne(replaceOne(raw1, concat('\"status\":\"', s, '\"'),
-                                              concat('\"status\":\"', transform(s, ['new', 'paid', 'shipped'], ['paid', 'shipped', 'delivered'], s), '\"')),
-                                   '\"updated_at\":\"[^\"]*\"',
-                                   concat('\"updated_at\":\"', replaceOne(toString(toDateTime64('${dates[d]}', 3, 'UTC')
-                                       + toIntervalMillisecond(cityHash64(id) % 86400000)), ' ', 'T'), 'Z\"')),
-                  raw1),
-               _topic, _partition, _offset + $n, _timestamp + toIntervalDay(1), _key, 'day$d', now64(3, 'UTC')
-        FROM (SELECT *, replaceOne(raw, '\"snapshot_date\":\"${dates[p]}\"', '\"snapshot_date\":\"${dates[d]}\"') AS raw1,
-                     JSONExtractString(raw, 'order_id') AS id, JSONExtractString(raw, 'status') AS s,
-                     id IN (SELECT JSONExtractString(raw, 'order_id') AS i FROM stg.orders_raw
-                            WHERE _load_id = 'day$p' AND JSONExtractString(raw, 'status') IN ('new', 'paid', 'shipped')
-                            ORDER BY cityHash64(i, '${dates[d]}') LIMIT $changed) AS chg
-              FROM stg.orders_raw WHERE _load_id = 'day$p')"
-    read -r msgs moved redated < <(ch --path "$base1" --format TSV -q "
-        SELECT count(), countIf(JSONExtractString(raw, 'updated_at') >= '${dates[d]}'),
-               countIf(JSONExtractString(raw, 'snapshot_date') = '${dates[d]}')
-        FROM stg.orders_raw WHERE _load_id = 'day$d'")
-    [ "$msgs" -eq "$n" ] && [ "$moved" -eq "$changed" ] && [ "$redated" -eq "$n" ] ||
-        die "day $d staged $msgs messages, $moved changed, $redated with snapshot_date ${dates[d]} (want $n, $changed, $n)"
-}
-
 # The steady state. A transition first deletes from ods.order_snapshot_hot the loads that an
 # earlier transition folded, then folds the committed hot rows into ods.order_snapshot_rep, then
 # writes its own load to the hot table. After day 1 alone the day-2 transition would fold all
@@ -100,13 +68,13 @@ stage_day() {
 # _rep, and in the hot table day 2 (folded, deleted by day 4's housekeeping) and day 3
 # (committed, folded by day 4), 1 % each. Day 4's messages are staged before the 5 M copy.
 for d in 2 3; do
-    stage_day "$d"
+    bench_stage_day "$base1" "$d"
     t0=$SECONDS
     ch --path "$base1" --param_load_id="day$d" --queries-file "$work/gated.sql"
     say "day $d transition: $((SECONDS - t0)) s" >&2
     check_night "$base1" "day$d" "$changed"
 done
-stage_day 4
+bench_stage_day "$base1" 4
 read -r hot2 hot3 other <<<"$(ch --path "$base1" --format TSV -q "
     SELECT countIf(_load_id = 'day2'), countIf(_load_id = 'day3'), countIf(_load_id NOT IN ('day2', 'day3'))
     FROM ods.order_snapshot_hot")"

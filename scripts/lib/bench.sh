@@ -42,3 +42,36 @@ bench_row() {
 
 # bench_rows N: the base row count times --scale (BENCH_SCALE), at least 1.
 bench_rows() { awk -v n="$1" -v s="${BENCH_SCALE:-1}" 'BEGIN {v = int(n * s); print (v < 1) ? 1 : v}'; }
+
+# bench_stage_day DB D: into the ODS at DB (through the caller's ch), day D by SQL from day D-1's staged messages: every message again with
+# snapshot_date = day D (not state: it must not change the hashdiff); for exactly 1 % of the
+# orders (the first by cityHash64(order_id, day D) among those not yet delivered or cancelled, so
+# another 1 % each day) the status moves one step forward (new → paid → shipped → delivered) and
+# updated_at becomes a time of day D. Offsets continue. Uses the caller's n (orders), changed
+# (orders changed a day), dates (snapshot date of each day, from 1) and ch (chlocal).
+bench_stage_day() {
+    local db=$1 d=$2 p=$(($2 - 1)) msgs moved redated
+    say "day $d: all $n orders again, $changed of them changed (SQL over day $p's staged rows)" >&2
+    ch --path "$db" -q "
+        INSERT INTO stg.orders_raw (raw, _topic, _partition, _offset, _timestamp, _key, _load_id, _load_ts)
+        SELECT if(chg,
+                  replaceRegexpOne(replaceOne(raw1, concat('\"status\":\"', s, '\"'),
+                                              concat('\"status\":\"', transform(s, ['new', 'paid', 'shipped'], ['paid', 'shipped', 'delivered'], s), '\"')),
+                                   '\"updated_at\":\"[^\"]*\"',
+                                   concat('\"updated_at\":\"', replaceOne(toString(toDateTime64('${dates[d]}', 3, 'UTC')
+                                       + toIntervalMillisecond(cityHash64(id) % 86400000)), ' ', 'T'), 'Z\"')),
+                  raw1),
+               _topic, _partition, _offset + $n, _timestamp + toIntervalDay(1), _key, 'day$d', now64(3, 'UTC')
+        FROM (SELECT *, replaceOne(raw, '\"snapshot_date\":\"${dates[p]}\"', '\"snapshot_date\":\"${dates[d]}\"') AS raw1,
+                     JSONExtractString(raw, 'order_id') AS id, JSONExtractString(raw, 'status') AS s,
+                     id IN (SELECT JSONExtractString(raw, 'order_id') AS i FROM stg.orders_raw
+                            WHERE _load_id = 'day$p' AND JSONExtractString(raw, 'status') IN ('new', 'paid', 'shipped')
+                            ORDER BY cityHash64(i, '${dates[d]}') LIMIT $changed) AS chg
+              FROM stg.orders_raw WHERE _load_id = 'day$p')"
+    read -r msgs moved redated < <(ch --path "$db" --format TSV -q "
+        SELECT count(), countIf(JSONExtractString(raw, 'updated_at') >= '${dates[d]}'),
+               countIf(JSONExtractString(raw, 'snapshot_date') = '${dates[d]}')
+        FROM stg.orders_raw WHERE _load_id = 'day$d'")
+    [ "$msgs" -eq "$n" ] && [ "$moved" -eq "$changed" ] && [ "$redated" -eq "$n" ] ||
+        die "day $d staged $msgs messages, $moved changed, $redated with snapshot_date ${dates[d]} (want $n, $changed, $n)"
+}

@@ -259,27 +259,30 @@ static void test_schema_one_node(void)
                     "LowCardinality(String),\n    _partition UInt64,\n    _offset UInt64,\n") != NULL);
     CHECK(strstr(s, "ORDER BY (_load_id, _topic, _partition, _offset)\n") != NULL);
     CHECK(strstr(s, "    raw String,\n    error_class LowCardinality(String),\n    _topic ") != NULL);
-    /* order_v, the last statement: _rep FINAL for the orders no committed load holds in the hot
-     * table; for the others the newest of their FINAL row and their committed hot rows (a hot
-     * row of the later load winning a tie). The setting sits inside each FINAL subquery, where
-     * it applies. */
+    /* order_v, the last statement: _rep FINAL for the orders outside W (those whose newest
+     * committed hot row is at least as new as their newest _rep row), with the setting inside
+     * that branch where it applies; for W the newest committed hot row by an argMax grouped by
+     * order_id (a later load winning a tie). */
     const char *c = store_cols();
-    const char *ids = "(SELECT order_id FROM ods.order_snapshot_hot WHERE _load_id IN (SELECT _load_id FROM ods.order_loads))";
+    const char *w = "(\n        SELECT order_id\n"
+                    "        FROM (SELECT order_id, max(updated_at) AS _hu FROM ods.order_snapshot_hot WHERE _load_id IN "
+                    "(SELECT _load_id FROM ods.order_loads) GROUP BY order_id) AS hh\n"
+                    "        LEFT JOIN (SELECT order_id, max(updated_at) AS _ru, 1 AS _in_rep FROM ods.order_snapshot_rep\n"
+                    "                   WHERE order_id IN (SELECT order_id FROM ods.order_snapshot_hot WHERE _load_id IN "
+                    "(SELECT _load_id FROM ods.order_loads)) GROUP BY order_id) AS rr\n"
+                    "        USING (order_id)\n        WHERE ifNull(_in_rep, 0) = 0 OR _hu >= _ru\n    )";
     snprintf(want, sizeof want,
              "\n\nCREATE VIEW IF NOT EXISTS ods.order_v AS\nSELECT %s\nFROM\n(\n    SELECT %s\n"
-             "    FROM ods.order_snapshot_rep FINAL\n"
-             "    WHERE order_id NOT IN %s\n"
-             "    SETTINGS do_not_merge_across_partitions_select_final = 0\n)\n"
-             "UNION ALL\nSELECT %s\nFROM\n(\n    SELECT *\n    FROM\n    (\n        SELECT *, 0 AS _rank\n"
-             "        FROM\n        (\n            SELECT %s\n            FROM ods.order_snapshot_rep FINAL\n"
-             "            WHERE order_id IN %s\n"
-             "            SETTINGS do_not_merge_across_partitions_select_final = 0\n        )\n"
-             "        UNION ALL\n        SELECT %s, c.delta AS _rank\n        FROM ods.order_snapshot_hot AS h\n"
-             "        INNER JOIN (SELECT _load_id, delta FROM ods.order_loads) AS c USING (_load_id)\n    )\n"
-             "    ORDER BY order_id, updated_at DESC, _rank DESC\n    LIMIT 1 BY order_id\n);\n",
-             c, c, ids, c, c, ids, c);
+             "    FROM ods.order_snapshot_rep FINAL\n    WHERE order_id NOT IN %s\n"
+             "    SETTINGS do_not_merge_across_partitions_select_final = 0\n)\nUNION ALL\nSELECT order_id, _v.1 AS user_id, ",
+             c, c, w);
+    CHECK(strstr(s, want) != NULL);
+    CHECK(strstr(s, "), (updated_at, c.delta)) AS _v\n    FROM ods.order_snapshot_hot AS h\n"
+                    "    INNER JOIN (SELECT _load_id, delta FROM ods.order_loads) AS c USING (_load_id)\n") != NULL);
+    snprintf(want, sizeof want, "    WHERE order_id IN %s\n    GROUP BY order_id\n);\n", w);
     CHECK(strlen(s) >= strlen(want) && strcmp(s + strlen(s) - strlen(want), want) == 0);
-    CHECK_EQ_INT(count(s, "SETTINGS"), 2);
+    CHECK(strstr(s, "_v.13 AS _load_ts\n") != NULL && strstr(s, "argMax((user_id, status, ") != NULL);
+    CHECK_EQ_INT(count(s, "SETTINGS"), 1);
     free(s);
 
     /* One database for both: created once. */
@@ -308,14 +311,13 @@ static void test_schema_cluster(void)
                     "ENGINE = Distributed(c1, o1, order_loads);") != NULL);
     CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS o1.order_snapshot_hot ON CLUSTER c1\n(\n") != NULL);
     CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS o1.order_loads ON CLUSTER c1\n(\n") != NULL);
-    CHECK(strstr(s, "    FROM o1.order_snapshot_dist FINAL\n"
-                    "    WHERE order_id GLOBAL NOT IN (SELECT order_id FROM o1.order_snapshot_hot_dist WHERE _load_id "
-                    "GLOBAL IN (SELECT _load_id FROM o1.order_loads_dist))\n") != NULL);
-    CHECK(strstr(s, "        FROM o1.order_snapshot_hot_dist AS h\n"
-                    "        GLOBAL INNER JOIN (SELECT _load_id, delta FROM o1.order_loads_dist) AS c USING (_load_id)\n") != NULL);
-    CHECK(strstr(s, "            FROM o1.order_snapshot_dist FINAL\n"
-                    "            WHERE order_id GLOBAL IN (SELECT order_id FROM o1.order_snapshot_hot_dist WHERE _load_id "
-                    "GLOBAL IN (SELECT _load_id FROM o1.order_loads_dist))\n") != NULL);
+    CHECK(strstr(s, "    FROM o1.order_snapshot_dist FINAL\n    WHERE order_id GLOBAL NOT IN (\n") != NULL);
+    CHECK(strstr(s, "    FROM o1.order_snapshot_hot_dist AS h\n"
+                    "    GLOBAL INNER JOIN (SELECT _load_id, delta FROM o1.order_loads_dist) AS c USING (_load_id)\n"
+                    "    WHERE order_id GLOBAL IN (\n") != NULL);
+    CHECK(strstr(s, "FROM o1.order_snapshot_dist\n                   WHERE order_id GLOBAL IN (SELECT order_id FROM "
+                    "o1.order_snapshot_hot_dist WHERE _load_id GLOBAL IN (SELECT _load_id FROM o1.order_loads_dist)) "
+                    "GROUP BY order_id) AS rr\n") != NULL);
     CHECK_EQ_INT(count(s, "Replicated"), 0);
     free(s);
 
