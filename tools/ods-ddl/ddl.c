@@ -408,6 +408,11 @@ int ddl_transition(FILE *out, const ddl_opts *o)
     const char *fg = o->cluster ? "distributed_foreground_insert = 1, " : "";
     /* "this load is not committed yet": every statement but the lock carries it, so a rerun
      * of a committed load changes nothing. */
+    /* the load's own order ids, to read the ODS through its sort key */
+    char in[512];
+    snprintf(in, sizeof in, "order_id %sIN (SELECT JSONExtractString(raw, 'order_id') FROM %s.orders_raw "
+                            "WHERE _load_id = {load_id:String})",
+             g, S);
     char open_load[256];
     snprintf(open_load, sizeof open_load, "{load_id:String} %sNOT IN (SELECT _load_id FROM %s.%s)", g, D, loads);
 
@@ -484,10 +489,6 @@ int ddl_transition(FILE *out, const ddl_opts *o)
          * computes what the first run did. The ODS is read only for the load's own order_ids,
          * through the sort key (GLOBAL: on a cluster the shards get the set from the node that
          * holds the staged load). */
-        char in[512];
-        snprintf(in, sizeof in, "order_id %sIN (SELECT JSONExtractString(raw, 'order_id') FROM %s.orders_raw "
-                                "WHERE _load_id = {load_id:String})",
-                 g, S);
         put(&st, out, "SELECT ");
         store_names(&st, out);
         put(&st, out, "\nFROM\n(\n"
@@ -564,14 +565,20 @@ int ddl_transition(FILE *out, const ddl_opts *o)
                       "           LIMIT 1 BY _topic, _partition, _offset) AS a\n"
                       "     INNER JOIN (SELECT order_id, ",
             S, g, D, errs);
+        /* order_v's updated_at is the greatest over _rep and the committed hot rows: two
+         * columns suffice, no FINAL */
         if (!st && u)
-            st = ddl_canon(out, u);
-        put(&st, out, " AS _prior_u FROM %s.order_v\n"
-                      "                 WHERE order_id %sIN (SELECT JSONExtractString(raw, 'order_id') FROM %s.orders_raw "
-                      "WHERE _load_id = {load_id:String})) AS p USING (order_id)\n"
+            st = fill(out, u->canon_sql, "_m");
+        put(&st, out, " AS _prior_u\n"
+                      "                 FROM (SELECT order_id, max(updated_at) AS _m\n"
+                      "                       FROM (SELECT order_id, updated_at FROM %s.%s WHERE %s\n"
+                      "                             UNION ALL\n"
+                      "                             SELECT order_id, updated_at FROM %s.%s WHERE %s\n"
+                      "                               AND _load_id %sIN (SELECT _load_id FROM %s.%s))\n"
+                      "                       GROUP BY order_id)) AS p USING (order_id)\n"
                       "     WHERE u < _prior_u\n"
                       "       AND (order_id, u) %sNOT IN (SELECT order_id, ",
-            D, g, S, g);
+            D, rep, in, D, hot, in, g, D, loads, g);
         if (!st && u)
             st = ddl_canon(out, u);
         put(&st, out, " FROM %s.%s WHERE _load_id = {load_id:String})) AS x\n", D, hot);
