@@ -1199,9 +1199,15 @@ SELECT 'P$l: one delta more', (SELECT max(delta) FROM ods.order_loads) = $l AND 
     done
     sql+="
 SELECT 'the clean run stored versions of P2 and P3, order_v changed each time', (SELECT count() FROM (SELECT * FROM t.c2 EXCEPT SELECT * FROM t.c1)) > 20
-    AND (SELECT count() FROM (SELECT * FROM t.c3 EXCEPT SELECT * FROM t.c2)) > 20;"
+    AND (SELECT count() FROM (SELECT * FROM t.c3 EXCEPT SELECT * FROM t.c2)) > 20;
+-- the engine as the oracle of the view: with every committed load folded, order_v (its W and
+-- argMax branch over the hot rows) is exactly the engine's plain FINAL over _rep
+$(fold_sql)
+SELECT 'order_v = plain _rep FINAL once all is folded', (SELECT count() FROM (SELECT * FROM ods.order_v EXCEPT SELECT * FROM ods.order_snapshot_rep FINAL)) = 0
+    AND (SELECT count() FROM (SELECT * FROM ods.order_snapshot_rep FINAL EXCEPT SELECT * FROM ods.order_v)) = 0
+    AND (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = 'P3') > 20;"
     pub_check "$sql"
-    [ "$(wc -l <<<"$output")" -eq 19 ]
+    [ "$(wc -l <<<"$output")" -eq 20 ]
 }
 
 @test "publication: a load that fails in the middle of its good INSERT stays invisible, merges or not; its rerun commits exactly a clean run" {
