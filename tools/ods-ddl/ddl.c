@@ -227,13 +227,20 @@ static const char *target(const ddl_opts *o, const char *local, const char *dist
     return o->cluster ? dist : local;
 }
 
-/* The column block of _rep and _hot: the contract's typed columns, then _hashdiff and the load. */
-static void store_columns(int *st, FILE *out)
+/* The column block of _rep and _hot: the contract's typed columns, then _hashdiff and the load;
+ * with gate, the gate's: then also the Kafka coordinates and the row's fate. */
+static void store_columns(int *st, FILE *out, int gate)
 {
     put(st, out, "\n(\n");
     for (size_t i = 0; i < WIRE_NFIELDS; i++)
         put(st, out, "    %s %s,\n", WIRE_FIELDS[i].name, WIRE_FIELDS[i].ods_type);
-    put(st, out, "    _hashdiff UInt128,\n    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n");
+    put(st, out, "    _hashdiff UInt128,\n    _load_id String,\n    _load_ts DateTime64(3, 'UTC')");
+    if (gate) {
+        for (size_t i = 0; i < 3; i++) /* the coordinates: _topic, _partition, _offset */
+            put(st, out, ",\n    %s %s", KAFKA_META[i][0], KAFKA_META[i][1]);
+        put(st, out, ",\n    _fate Enum8('stored' = 1, 'stale' = 2)");
+    }
+    put(st, out, "\n)\n");
 }
 
 /* ";" and CREATE of the Distributed table NAME over the local table LOCAL of the ODS database,
@@ -274,7 +281,7 @@ int ddl_schema(FILE *out, const ddl_opts *o)
 
     put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_snapshot_rep", D);
     on_cluster(&st, out, o);
-    store_columns(&st, out);
+    store_columns(&st, out, 0);
     engine(&st, out, o, "ReplacingMergeTree", D, "order_snapshot_rep", "updated_at");
     put(&st, out, "PARTITION BY toDate(created_at)\nORDER BY order_id\nCOMMENT ");
     quote(&st, out, "order snapshots, typed by wire contract " WIRE_CONTRACT_VERSION);
@@ -295,7 +302,7 @@ int ddl_schema(FILE *out, const ddl_opts *o)
      * version. */
     put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_snapshot_hot", D);
     on_cluster(&st, out, o);
-    store_columns(&st, out);
+    store_columns(&st, out, 0);
     engine(&st, out, o, "MergeTree", D, "order_snapshot_hot", NULL);
     put(&st, out, "PARTITION BY _load_id\nORDER BY (order_id, updated_at)\nCOMMENT ");
     quote(&st, out, "versions of loads not yet folded into order_snapshot_rep; visible once committed");
@@ -312,6 +319,25 @@ int ddl_schema(FILE *out, const ddl_opts *o)
     put(&st, out, "ORDER BY delta\nCOMMENT ");
     quote(&st, out, "the ledger: one row per committed load, delta 1, 2, 3 ...");
 
+    /* Stale messages: accepted, older than the latest stored version of their order, so not
+     * stored; the commit counts them here rather than parsing the load a second time. One row
+     * per load and Kafka coordinates (the gate writes each once). A plain MergeTree: it is no
+     * table of versions, and shard-check rightly refuses a ReplacingMergeTree without one. */
+    put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_snapshot_stale", D);
+    on_cluster(&st, out, o);
+    put(&st, out, "\n(\n");
+    const char *keyf[] = {"order_id", "updated_at"};
+    for (size_t i = 0; i < 2; i++) {
+        const wire_field *f = wire_field_by_name(keyf[i], strlen(keyf[i]));
+        put(&st, out, "    %s %s,\n", keyf[i], f ? f->ods_type : "?");
+    }
+    for (size_t i = 0; i < 3; i++) /* the coordinates: _topic, _partition, _offset */
+        put(&st, out, "    %s %s,\n", KAFKA_META[i][0], KAFKA_META[i][1]);
+    put(&st, out, "    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n");
+    engine(&st, out, o, "MergeTree", D, "order_snapshot_stale", NULL);
+    put(&st, out, "PARTITION BY _load_id\nORDER BY (_topic, _partition, _offset)\nCOMMENT ");
+    quote(&st, out, "accepted messages older than their order's latest stored version: not stored, counted by the commit");
+
     if (o->cluster) {
         dist_table(&st, out, o, "order_snapshot_dist", "order_snapshot_rep", "cityHash64(order_id)");
         dist_table(&st, out, o, "order_snapshot_errors_dist", "order_snapshot_errors",
@@ -320,7 +346,28 @@ int ddl_schema(FILE *out, const ddl_opts *o)
         /* The ledger is written on the node that runs the transition and read everywhere
          * through this table: a load's row lives on one node, the union is the ledger. */
         dist_table(&st, out, o, "order_loads_dist", "order_loads", NULL);
+        dist_table(&st, out, o, "order_snapshot_stale_dist", "order_snapshot_stale", "cityHash64(order_id)");
     }
+
+    /* The gate: the good branch's INSERT (store changes) writes each version it keeps and each
+     * stale message, with its fate, into this Null table once; one materialized view sends the
+     * stored ones to the hot table, one the stale ones to order_snapshot_stale. One pass over
+     * the load does both; a Null table keeps nothing. */
+    put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_gate", D);
+    on_cluster(&st, out, o);
+    store_columns(&st, out, 1);
+    put(&st, out, "ENGINE = Null\nCOMMENT ");
+    quote(&st, out, "the transition's gate: each row goes on to order_snapshot_hot or order_snapshot_stale by _fate");
+    put(&st, out, ";\n\nCREATE MATERIALIZED VIEW IF NOT EXISTS %s.order_gate_stored", D);
+    on_cluster(&st, out, o);
+    put(&st, out, " TO %s.%s AS\nSELECT ", D, target(o, "order_snapshot_hot", "order_snapshot_hot_dist"));
+    store_names(&st, out);
+    put(&st, out, "\nFROM %s.order_gate\nWHERE _fate = 'stored'", D);
+    put(&st, out, ";\n\nCREATE MATERIALIZED VIEW IF NOT EXISTS %s.order_gate_stale", D);
+    on_cluster(&st, out, o);
+    put(&st, out, " TO %s.%s AS\nSELECT order_id, updated_at, _topic, _partition, _offset, _load_id, _load_ts\n"
+                  "FROM %s.order_gate\nWHERE _fate = 'stale'",
+        D, target(o, "order_snapshot_stale", "order_snapshot_stale_dist"), D);
 
     /* order_v: per order, the newest of _rep's FINAL row and the hot rows of committed loads
      * (greatest updated_at; on a tie the hot row, of the latest load among hot rows: its
@@ -398,6 +445,7 @@ int ddl_transition(FILE *out, const ddl_opts *o)
     const char *hot = target(o, "order_snapshot_hot", "order_snapshot_hot_dist");
     const char *errs = target(o, "order_snapshot_errors", "order_snapshot_errors_dist");
     const char *loads = target(o, "order_loads", "order_loads_dist");
+    const char *stale = target(o, "order_snapshot_stale", "order_snapshot_stale_dist");
     const char *g = o->cluster ? "GLOBAL " : "";
     /* Settings of the INSERTs, before SELECT (so they govern the write):
      * - distributed_foreground_insert = 1: an INSERT returns once every shard has its rows;
@@ -464,12 +512,13 @@ int ddl_transition(FILE *out, const ddl_opts *o)
                   "LIMIT 1 BY _topic, _partition, _offset;\n\n",
         S, open_load, g, D, errs);
 
-    /* 4. The good branch, into the hot table. */
-    put(&st, out, "-- 4. accepted versions, typed, into the hot table (not visible before the commit)\n"
-                  "INSERT INTO %s.%s (", D, hot);
+    /* 4. The good branch, into the hot table (store changes: through the gate). */
+    put(&st, out, "-- 4. accepted versions, typed, into the hot table (not visible before the commit)%s\n"
+                  "INSERT INTO %s.%s (", o->store_every ? "" : " through the gate; stale messages into order_snapshot_stale", D,
+        o->store_every ? hot : "order_gate");
     store_names(&st, out);
-    put(&st, out, ")\nSETTINGS %smax_partitions_per_insert_block = %d%s\n", fg, DDL_MAX_PARTITIONS,
-        o->store_every ? "" : ", join_use_nulls = 0");
+    put(&st, out, "%s)\nSETTINGS %smax_partitions_per_insert_block = %d%s\n", o->store_every ? "" : ", _topic, _partition, _offset, _fate",
+        fg, DDL_MAX_PARTITIONS, o->store_every ? "" : ", join_use_nulls = 0");
     if (o->store_every) {
         put(&st, out, "SELECT\n");
         typed_items(&st, out, "    ", 0);
@@ -485,17 +534,29 @@ int ddl_transition(FILE *out, const ddl_opts *o)
          *  - _hashdiff covers updated_at, so the load's versions (distinct updated_at) all
          *    differ from each other; only the first can equal the prior (same state);
          *  - older than the prior: it cannot change order_v, left out (stale).
-         * What an earlier run of this load stored (_mine) is not stored again, so every rerun
-         * computes what the first run did. The ODS is read only for the load's own order_ids,
+         * What an earlier run of this load stored (_mine, at most the load's size: no order_id
+         * filter, which would cost a second pass over the staged set) is not stored again, so
+         * every rerun computes what the first run did; a stale message is recorded once (by its
+         * coordinates: not again by a rerun, and one copy of a message staged twice) and never
+         * when it is a version this load stored (a load committed between a failed run and its
+         * rerun can make it older than the prior). The gate's views split the rows by _fate. The ODS is read only for the load's own order_ids,
          * through the sort key (GLOBAL: on a cluster the shards get the set from the node that
          * holds the staged load). */
         put(&st, out, "SELECT ");
         store_names(&st, out);
-        put(&st, out, "\nFROM\n(\n"
+        put(&st, out, ", _topic, _partition, _offset,\n"
+                      "    multiIf(_receipt = 1 AND (NOT _has_prior OR (updated_at >= _prior_updated_at AND "
+                      "_hashdiff != _prior_hashdiff))\n"
+                      "              AND NOT has(_mine, (updated_at, _hashdiff)), 'stored',\n"
+                      "            _has_prior AND updated_at < _prior_updated_at AND NOT has(_mine.1, updated_at)\n"
+                      "              AND (_topic, _partition, _offset) %sNOT IN (SELECT _topic, _partition, _offset "
+                      "FROM %s.%s WHERE _load_id = {load_id:String}), 'stale',\n"
+                      "            '') AS _fate\n"
+                      "FROM\n(\n"
                       "    SELECT *,\n"
                       "        row_number() OVER (PARTITION BY order_id, updated_at "
                       "ORDER BY _load_ts, _topic, _partition, _offset) AS _receipt\n"
-                      "    FROM\n    (\n        SELECT\n");
+                      "    FROM\n    (\n        SELECT\n", g, D, stale);
         typed_items(&st, out, "            ", 1);
         put(&st, out, "        FROM %s.orders_raw\n"
                       "        WHERE _load_id = {load_id:String} AND NOT (" BAD ")\n"
@@ -510,13 +571,12 @@ int ddl_transition(FILE *out, const ddl_opts *o)
                       "LEFT JOIN\n(\n"
                       "    SELECT order_id, groupArray((updated_at, _hashdiff)) AS _mine\n"
                       "    FROM %s.%s\n"
-                      "    WHERE _load_id = {load_id:String} AND %s\n"
+                      "    WHERE _load_id = {load_id:String}\n"
                       "    GROUP BY order_id\n"
                       ") AS m USING (order_id)\n"
-                      "WHERE _receipt = 1\n"
-                      "  AND (NOT _has_prior OR (updated_at >= _prior_updated_at AND _hashdiff != _prior_hashdiff))\n"
-                      "  AND NOT has(_mine, (updated_at, _hashdiff));\n\n",
-            S, open_load, D, in, D, hot, in);
+                      "WHERE _fate != ''\n"
+                      "LIMIT 1 BY _topic, _partition, _offset;\n\n",
+            S, open_load, D, in, D, hot);
     }
 
     /* 5–7. The commit: one row in the ledger, the next delta. The lock table makes a second
@@ -549,39 +609,9 @@ int ddl_transition(FILE *out, const ddl_opts *o)
     if (o->store_every) {
         put(&st, out, "    (SELECT 0 AS n) AS x\n");
     } else {
-        /* stale: accepted messages (coordinates not among the rejected) older than the prior
-         * and not a version this load stored (so stored + stale <= accepted, whatever the
-         * loads committed between a failed run and its rerun). Compared as canonical text,
-         * not typed again: for the contract's fixed-width timestamps (years 1900-2299) text
-         * order is time order, and the accepted messages' text is canonical. */
-        const wire_field *u = wire_field_by_name("updated_at", 10);
-        put(&st, out, "    (SELECT count() AS n\n"
-                      "     FROM (SELECT JSONExtractString(raw, 'order_id') AS order_id, "
-                      "JSONExtractString(raw, 'updated_at') AS u\n"
-                      "           FROM %s.orders_raw\n"
-                      "           WHERE _load_id = {load_id:String}\n"
-                      "             AND (_topic, _partition, _offset) %sNOT IN (SELECT _topic, _partition, _offset "
-                      "FROM %s.%s WHERE _load_id = {load_id:String})\n"
-                      "           LIMIT 1 BY _topic, _partition, _offset) AS a\n"
-                      "     INNER JOIN (SELECT order_id, ",
-            S, g, D, errs);
-        /* order_v's updated_at is the greatest over _rep and the committed hot rows: two
-         * columns suffice, no FINAL */
-        if (!st && u)
-            st = fill(out, u->canon_sql, "_m");
-        put(&st, out, " AS _prior_u\n"
-                      "                 FROM (SELECT order_id, max(updated_at) AS _m\n"
-                      "                       FROM (SELECT order_id, updated_at FROM %s.%s WHERE %s\n"
-                      "                             UNION ALL\n"
-                      "                             SELECT order_id, updated_at FROM %s.%s WHERE %s\n"
-                      "                               AND _load_id %sIN (SELECT _load_id FROM %s.%s))\n"
-                      "                       GROUP BY order_id)) AS p USING (order_id)\n"
-                      "     WHERE u < _prior_u\n"
-                      "       AND (order_id, u) %sNOT IN (SELECT order_id, ",
-            D, rep, in, D, hot, in, g, D, loads, g);
-        if (!st && u)
-            st = ddl_canon(out, u);
-        put(&st, out, " FROM %s.%s WHERE _load_id = {load_id:String})) AS x\n", D, hot);
+        /* stale: as the gate recorded them, one per message */
+        put(&st, out, "    (SELECT uniqExact(_topic, _partition, _offset) AS n FROM %s.%s "
+                      "WHERE _load_id = {load_id:String}) AS x\n", D, stale);
     }
     put(&st, out, "WHERE %s;\n\n", open_load);
     put(&st, out, "-- 7. the lock released\nDROP TABLE %s.order_loads_lock;\n", D);

@@ -217,8 +217,8 @@ static void test_schema_one_node(void)
     CHECK(s != NULL);
     if (!s)
         return;
-    CHECK_EQ_INT(count(s, ";\n"), 8); /* 2 databases, 5 tables, 1 view */
-    CHECK_EQ_INT(count(s, "IF NOT EXISTS"), 8);
+    CHECK_EQ_INT(count(s, ";\n"), 12); /* 2 databases, 6 tables, the gate and its 2 views, 1 view */
+    CHECK_EQ_INT(count(s, "IF NOT EXISTS"), 12);
     CHECK_EQ_INT(count(s, "ON CLUSTER"), 0);
     CHECK_EQ_INT(count(s, "Distributed"), 0);
     CHECK_EQ_INT(count(s, "Replicated"), 0);
@@ -255,6 +255,23 @@ static void test_schema_one_node(void)
     snprintf(want, sizeof want, "CREATE TABLE IF NOT EXISTS ods.order_loads%sENGINE = MergeTree\nORDER BY delta\nCOMMENT '",
              ledger_block());
     CHECK(strstr(s, want) != NULL);
+    /* The stale messages: by load and coordinates, each once. */
+    CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS ods.order_snapshot_stale\n(\n    order_id String,\n"
+                    "    updated_at DateTime64(3, 'UTC'),\n    _topic LowCardinality(String),\n    _partition UInt64,\n"
+                    "    _offset UInt64,\n    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n"
+                    "ENGINE = MergeTree\nPARTITION BY _load_id\nORDER BY (_topic, _partition, _offset)\nCOMMENT '") != NULL);
+    /* The gate: the stored columns, the coordinates and the fate, kept nowhere; a view per fate. */
+    snprintf(want, sizeof want, "CREATE TABLE IF NOT EXISTS ods.order_gate\n(\n");
+    const char *g = strstr(s, want);
+    CHECK(g && strncmp(g + strlen(want) - 2, store_block() + 1, strlen(store_block()) - 4) == 0);
+    CHECK(g && strstr(g, "    _load_ts DateTime64(3, 'UTC'),\n    _topic LowCardinality(String),\n    _partition UInt64,\n"
+                         "    _offset UInt64,\n    _fate Enum8('stored' = 1, 'stale' = 2)\n)\nENGINE = Null\nCOMMENT '") != NULL);
+    snprintf(want, sizeof want, "CREATE MATERIALIZED VIEW IF NOT EXISTS ods.order_gate_stored TO ods.order_snapshot_hot AS\n"
+                                "SELECT %s\nFROM ods.order_gate\nWHERE _fate = 'stored';\n", store_cols());
+    CHECK(strstr(s, want) != NULL);
+    CHECK(strstr(s, "CREATE MATERIALIZED VIEW IF NOT EXISTS ods.order_gate_stale TO ods.order_snapshot_stale AS\n"
+                    "SELECT order_id, updated_at, _topic, _partition, _offset, _load_id, _load_ts\nFROM ods.order_gate\n"
+                    "WHERE _fate = 'stale';\n") != NULL);
     CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS stg.orders_raw\n(\n    raw String,\n    _topic "
                     "LowCardinality(String),\n    _partition UInt64,\n    _offset UInt64,\n") != NULL);
     CHECK(strstr(s, "ORDER BY (_load_id, _topic, _partition, _offset)\n") != NULL);
@@ -299,8 +316,15 @@ static void test_schema_cluster(void)
     CHECK(s != NULL);
     if (!s)
         return;
-    CHECK_EQ_INT(count(s, "CREATE "), 12); /* 2 databases, 5 tables, 4 Distributed, 1 view */
-    CHECK_EQ_INT(count(s, " ON CLUSTER c1"), 12);
+    CHECK_EQ_INT(count(s, "CREATE "), 17); /* 2 databases, 6 tables, 5 Distributed, the gate, 3 views */
+    CHECK_EQ_INT(count(s, " ON CLUSTER c1"), 17);
+    /* the gate's views write through the shards */
+    CHECK(strstr(s, "CREATE MATERIALIZED VIEW IF NOT EXISTS o1.order_gate_stored ON CLUSTER c1 TO "
+                    "o1.order_snapshot_hot_dist AS\n") != NULL);
+    CHECK(strstr(s, "CREATE MATERIALIZED VIEW IF NOT EXISTS o1.order_gate_stale ON CLUSTER c1 TO "
+                    "o1.order_snapshot_stale_dist AS\n") != NULL);
+    CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS o1.order_snapshot_stale_dist ON CLUSTER c1 AS o1.order_snapshot_stale\n"
+                    "ENGINE = Distributed(c1, o1, order_snapshot_stale, cityHash64(order_id));") != NULL);
     CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS o1.order_snapshot_dist ON CLUSTER c1 AS o1.order_snapshot_rep\n"
                     "ENGINE = Distributed(c1, o1, order_snapshot_rep, cityHash64(order_id));") != NULL);
     CHECK(strstr(s, "ENGINE = Distributed(c1, o1, order_snapshot_errors, ") != NULL);
@@ -334,7 +358,10 @@ static void test_schema_cluster(void)
                     "'{replica}')\n") != NULL);
     CHECK(strstr(s, "ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/o1/order_loads', '{replica}')\n") != NULL);
     CHECK(strstr(s, "ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/s1/orders_raw', '{replica}')\n") != NULL);
-    CHECK_EQ_INT(count(s, "'{replica}'"), 5);
+    CHECK(strstr(s, "ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/o1/order_snapshot_stale', "
+                    "'{replica}')\n") != NULL);
+    CHECK(strstr(s, "ENGINE = Null\n") != NULL); /* the gate keeps nothing: nothing to replicate */
+    CHECK_EQ_INT(count(s, "'{replica}'"), 6);
     CHECK(strstr(s, "internal_replication") != NULL);
     free(s);
 }
@@ -428,7 +455,9 @@ static void check_transition_common(const char *s, char *st[NSTMT + 1], int clus
     CHECK(starts(st[2], cluster ? "INSERT INTO ods.order_snapshot_dist (" : "INSERT INTO ods.order_snapshot_rep ("));
     CHECK(starts(st[3], cluster ? "INSERT INTO ods.order_snapshot_errors_dist (raw, error_class, "
                                 : "INSERT INTO ods.order_snapshot_errors (raw, error_class, "));
-    CHECK(starts(st[4], cluster ? "INSERT INTO ods.order_snapshot_hot_dist (" : "INSERT INTO ods.order_snapshot_hot ("));
+    /* the good INSERT: store changes through the gate (on this node), every into the hot table */
+    CHECK(starts(st[4], !every ? "INSERT INTO ods.order_gate ("
+                        : cluster ? "INSERT INTO ods.order_snapshot_hot_dist (" : "INSERT INTO ods.order_snapshot_hot ("));
     /* the commit lock and its release: on the node that runs the transition */
     CHECK_EQ_STR(st[5], "CREATE TABLE ods.order_loads_lock ENGINE = Log AS SELECT {load_id:String} AS _load_id, "
                         "now64(3, 'UTC') AS since;");
@@ -523,31 +552,32 @@ static void test_transition(void)
      * received), and what this load already wrote to the hot table is never written again */
     const char *ids = "order_id IN (SELECT JSONExtractString(raw, 'order_id') FROM stg.orders_raw "
                       "WHERE _load_id = {load_id:String})";
-    CHECK_EQ_INT(count(good, ids), 2);
-    CHECK_EQ_INT(count(st[6], ids), 2); /* the commit counts the stale against the same prior */
-    CHECK_EQ_INT(count(s, ids), 4);
+    CHECK_EQ_INT(count(good, ids), 1);
+    CHECK_EQ_INT(count(s, ids), 1); /* the ODS is probed once: the commit counts the gate's records */
     CHECK(strstr(good, "    SELECT order_id, 1 AS _has_prior, updated_at AS _prior_updated_at, _hashdiff AS "
                        "_prior_hashdiff\n    FROM ods.order_v\n    WHERE order_id IN (") != NULL);
-    CHECK(strstr(good, "    FROM ods.order_snapshot_hot\n    WHERE _load_id = {load_id:String} AND order_id IN (") != NULL);
+    CHECK(strstr(good, "    FROM ods.order_snapshot_hot\n    WHERE _load_id = {load_id:String}\n    GROUP BY order_id\n") != NULL);
     CHECK(strstr(good, "row_number() OVER (PARTITION BY order_id, updated_at "
                        "ORDER BY _load_ts, _topic, _partition, _offset) AS _receipt\n") != NULL);
-    CHECK(ends(good, "WHERE _receipt = 1\n"
-                     "  AND (NOT _has_prior OR (updated_at >= _prior_updated_at AND _hashdiff != _prior_hashdiff))\n"
-                     "  AND NOT has(_mine, (updated_at, _hashdiff));"));
-    /* stale: older than the prior (canonical text, in time order), not a version it stored */
-    CHECK(strstr(st[6], "     INNER JOIN (SELECT order_id, concat(replaceOne(toString(_m, 'UTC'), ' ', 'T'), 'Z') "
-                        "AS _prior_u\n                 FROM (SELECT order_id, max(updated_at) AS _m\n") != NULL);
-    CHECK(strstr(st[6], "                               AND _load_id IN (SELECT _load_id FROM ods.order_loads))\n"
-                        "                       GROUP BY order_id)) AS p USING (order_id)\n") != NULL);
-    CHECK(strstr(st[6], "     WHERE u < _prior_u\n       AND (order_id, u) NOT IN (SELECT order_id, "
-                        "concat(replaceOne(toString(updated_at, 'UTC'), ' ', 'T'), 'Z') FROM ods.order_snapshot_hot "
-                        "WHERE _load_id = {load_id:String})) AS x\n") != NULL);
+    /* each kept row's fate: stored (first received, changed, not stored by an earlier run) or
+     * stale (older than the prior, not a version this load stored, not recorded yet) */
+    CHECK(strstr(good, "    multiIf(_receipt = 1 AND (NOT _has_prior OR (updated_at >= _prior_updated_at AND "
+                       "_hashdiff != _prior_hashdiff))\n              AND NOT has(_mine, (updated_at, _hashdiff)), "
+                       "'stored',\n            _has_prior AND updated_at < _prior_updated_at AND NOT has(_mine.1, "
+                       "updated_at)\n              AND (_topic, _partition, _offset) NOT IN (SELECT _topic, "
+                       "_partition, _offset FROM ods.order_snapshot_stale WHERE _load_id = {load_id:String}), "
+                       "'stale',\n            '') AS _fate\n") != NULL);
+    CHECK(ends(good, "\nWHERE _fate != ''\nLIMIT 1 BY _topic, _partition, _offset;"));
+    /* stale: counted from the gate's records */
+    CHECK(strstr(st[6], "\n    (SELECT uniqExact(_topic, _partition, _offset) AS n FROM ods.order_snapshot_stale "
+                        "WHERE _load_id = {load_id:String}) AS x\nWHERE ") != NULL);
     CHECK(!strstr(s, "_dist") && !strstr(s, "GLOBAL"));
     /* regression: a backfill's many creation days fit in one block (the hot table has one
      * partition per load, the fold one per creation day) */
     char want[1024];
-    snprintf(want, sizeof want, "INSERT INTO ods.order_snapshot_hot (%s)\nSETTINGS max_partitions_per_insert_block = "
-                                "3660, join_use_nulls = 0\nSELECT %s\nFROM\n(\n", store_cols(), store_cols());
+    snprintf(want, sizeof want, "INSERT INTO ods.order_gate (%s, _topic, _partition, _offset, _fate)\n"
+                                "SETTINGS max_partitions_per_insert_block = 3660, join_use_nulls = 0\n"
+                                "SELECT %s, _topic, _partition, _offset,\n", store_cols(), store_cols());
     CHECK(starts(good, want));
     CHECK_EQ_INT(count(s, "SETTINGS"), 3); /* the mutation's, the fold's, the good INSERT's */
 
@@ -591,17 +621,20 @@ static void test_transition(void)
     }
     check_transition_common(s, st, 1, 0);
     CHECK_EQ_INT(count(s, "_load_ts)\nSETTINGS distributed_foreground_insert = 1\nSELECT"), 1);
-    CHECK(starts(st[4], "INSERT INTO ods.order_snapshot_hot_dist ("));
-    CHECK(strstr(st[4], "_load_ts)\nSETTINGS distributed_foreground_insert = 1, max_partitions_per_insert_block = 3660, "
+    CHECK(starts(st[4], "INSERT INTO ods.order_gate ("));
+    CHECK(strstr(st[4], "_fate)\nSETTINGS distributed_foreground_insert = 1, max_partitions_per_insert_block = 3660, "
                         "join_use_nulls = 0\nSELECT") != NULL);
     /* the shards get the load's order ids from this node: GLOBAL IN; the prior is order_v
      * (over the _dist tables), the load's own hot rows come through the _dist table */
     ids = "order_id GLOBAL IN (SELECT JSONExtractString(raw, 'order_id') FROM stg.orders_raw "
           "WHERE _load_id = {load_id:String})";
-    CHECK_EQ_INT(count(st[4], ids), 2);
-    CHECK_EQ_INT(count(s, ids), 4);
+    CHECK_EQ_INT(count(st[4], ids), 1);
+    CHECK_EQ_INT(count(s, ids), 1);
     CHECK(strstr(st[4], "    FROM ods.order_v\n    WHERE order_id GLOBAL IN (") != NULL);
-    CHECK(strstr(st[4], "    FROM ods.order_snapshot_hot_dist\n    WHERE _load_id = {load_id:String} AND order_id GLOBAL IN (") != NULL);
+    CHECK(strstr(st[4], "    FROM ods.order_snapshot_hot_dist\n    WHERE _load_id = {load_id:String}\n") != NULL);
+    CHECK(strstr(st[4], "(_topic, _partition, _offset) GLOBAL NOT IN (SELECT _topic, _partition, _offset FROM "
+                        "ods.order_snapshot_stale_dist WHERE _load_id = {load_id:String})") != NULL);
+    CHECK(strstr(st[6], "FROM ods.order_snapshot_stale_dist WHERE _load_id = {load_id:String}) AS x\n") != NULL);
     /* local tables only where they must be: the mutation runs on each shard's hot table (ON
      * CLUSTER), the ledger row is written on this node; every IN but the mutation's is GLOBAL */
     CHECK_EQ_INT(count(s, "ods.order_snapshot_rep"), 0);
