@@ -292,13 +292,14 @@ static const char *res_type_name(const proto_config *c, char *tmp, size_t tn)
     switch (c->res_kind) {
     case PROTO_RES_FIXED: snprintf(tmp, tn, "FixedString(%zu)", c->res_fixed_len); return tmp;
     case PROTO_RES_UINT128: return "UInt128";
+    case PROTO_RES_ENCODED: return c->res_type;
     default: return "String";
     }
 }
 
 static int out_result_header(srv *s)
 {
-    char tmp[48];
+    char tmp[48]; /* FixedString(N) */
     const char *t = res_type_name(s->cfg, tmp, sizeof tmp);
     int rc = out_bytes(s, "\x01\x06result", 8);
     if (rc == 0) rc = out_varint(s, strlen(t));
@@ -331,6 +332,8 @@ static int answer(srv *s, uint64_t row_pos)
         return fail(s, PROTO_ECALLBACK, "the row function gave a result of the wrong size", row_pos);
     if (c->res_kind == PROTO_RES_UINT128 && res.n != 16)
         return fail(s, PROTO_ECALLBACK, "the row function gave a result of the wrong size", row_pos);
+    if (c->format == PROTO_TSV && c->res_kind == PROTO_RES_ENCODED)
+        return fail(s, PROTO_ECALLBACK, "an encoded result needs a RowBinary format", row_pos);
     if (c->format == PROTO_TSV) {
         if (c->res_kind == PROTO_RES_UINT128)
             rc = out_u128_decimal(s, res.p);

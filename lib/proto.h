@@ -37,7 +37,9 @@ typedef enum { PROTO_ARG_STRING, PROTO_ARG_STRING_ARRAY } proto_arg_kind;
 typedef enum {
     PROTO_RES_STRING,  /* String */
     PROTO_RES_FIXED,   /* FixedString(result_fixed_len) */
-    PROTO_RES_UINT128  /* UInt128: the callback gives 16 bytes, little-endian */
+    PROTO_RES_UINT128, /* UInt128: the callback gives 16 bytes, little-endian */
+    PROTO_RES_ENCODED  /* res_type (e.g. a Tuple): the callback gives the value's RowBinary bytes;
+                        * RowBinary formats only */
 } proto_res_kind;
 
 /* At least this many readable bytes follow every proto_str's last byte (their values are
@@ -67,6 +69,7 @@ typedef struct {
     const char *arg_type;
     proto_res_kind res_kind;
     size_t res_fixed_len;
+    const char *res_type;       /* PROTO_RES_ENCODED: the type, spelled as the engine spells it */
     /* The function's name, for the message its caller sees when the argument type does not fit
      * ("order_wire_class takes a String-like argument, got UInt8"); NULL: plain messages. */
     const char *name;

@@ -15,8 +15,23 @@ static const char *const KAFKA_META[][2] = {
 };
 #define N_META (sizeof KAFKA_META / sizeof KAFKA_META[0])
 
-/* The predicate of the bad branch; the good branch is NOT (BAD). */
-#define BAD "order_wire_class(raw) != ''"
+/* The predicate of the bad branch; the good branch is NOT (bad). --typing udf: the class from
+ * _w, the one order_wire_parse(raw) call per row that also gives the typed fields. */
+static const char *bad(const ddl_opts *o)
+{
+    return o->typing_sql ? "order_wire_class(raw) != ''" : "_w.class != ''";
+}
+
+/* Where statements 3 and 4 read the staged rows: the table, or (--typing udf) the table with
+ * _w, computed once per row whatever reads it. */
+static const char *staged(const ddl_opts *o, char *buf, size_t cap)
+{
+    if (o->typing_sql)
+        snprintf(buf, cap, "%s.orders_raw", o->stg_db);
+    else
+        snprintf(buf, cap, "(SELECT *, order_wire_parse(raw) AS _w FROM %s.orders_raw)", o->stg_db);
+    return buf;
+}
 
 static int set_err(ddl_error *err, const char *msg, const char *what)
 {
@@ -417,13 +432,16 @@ int ddl_schema(FILE *out, const ddl_opts *o)
     return st;
 }
 
-/* The typed columns of the load's accepted rows, _hashdiff over their canonical texts, and the
- * load and Kafka columns, as select items (each line indented by ind). */
-static void typed_items(int *st, FILE *out, const char *ind, int kafka)
+/* The typed columns of the load's accepted rows (order_wire_parse's, or typed by SQL),
+ * _hashdiff over their canonical texts, and the load and Kafka columns, as select items (each
+ * line indented by ind). */
+static void typed_items(int *st, FILE *out, const ddl_opts *o, const char *ind, int kafka)
 {
     for (size_t i = 0; i < WIRE_NFIELDS; i++) {
         put(st, out, "%s", ind);
-        if (!*st)
+        if (!o->typing_sql)
+            put(st, out, "_w.%s", WIRE_FIELDS[i].name);
+        else if (!*st)
             *st = ddl_extract(out, &WIRE_FIELDS[i]);
         put(st, out, " AS %s,\n", WIRE_FIELDS[i].name);
     }
@@ -500,17 +518,20 @@ int ddl_transition(FILE *out, const ddl_opts *o)
     /* 3. The bad branch. */
     put(&st, out, "-- 3. rejected messages, each recorded once\nINSERT INTO %s.%s (raw, error_class, ", D, errs);
     meta_names(&st, out);
-    put(&st, out, "_load_id, _load_ts)%s\nSELECT raw, order_wire_class(raw), ",
-        o->cluster ? "\nSETTINGS distributed_foreground_insert = 1" : "");
+    char src[256];
+    staged(o, src, sizeof src);
+    put(&st, out, "_load_id, _load_ts)%s\nSELECT raw, %s, ",
+        o->cluster ? "\nSETTINGS distributed_foreground_insert = 1" : "",
+        o->typing_sql ? "order_wire_class(raw)" : "_w.class");
     meta_names(&st, out);
-    put(&st, out, "_load_id, _load_ts\nFROM %s.orders_raw\n"
+    put(&st, out, "_load_id, _load_ts\nFROM %s\n"
                   "WHERE _load_id = {load_id:String}\n"
                   "  AND %s\n"
                   "  AND (_topic, _partition, _offset) %sNOT IN (SELECT _topic, _partition, _offset "
                   "FROM %s.%s WHERE _load_id = {load_id:String})\n"
-                  "  AND " BAD "\n"
+                  "  AND %s\n"
                   "LIMIT 1 BY _topic, _partition, _offset;\n\n",
-        S, open_load, g, D, errs);
+        src, open_load, g, D, errs, bad(o));
 
     /* 4. The good branch, into the hot table (store changes: through the gate). */
     put(&st, out, "-- 4. accepted versions, typed, into the hot table (not visible before the commit)%s\n"
@@ -521,9 +542,9 @@ int ddl_transition(FILE *out, const ddl_opts *o)
         fg, DDL_MAX_PARTITIONS, o->store_every ? "" : ", join_use_nulls = 0");
     if (o->store_every) {
         put(&st, out, "SELECT\n");
-        typed_items(&st, out, "    ", 0);
-        put(&st, out, "FROM %s.orders_raw\nWHERE _load_id = {load_id:String} AND NOT (" BAD ")\n  AND %s;\n\n",
-            S, open_load);
+        typed_items(&st, out, o, "    ", 0);
+        put(&st, out, "FROM %s\nWHERE _load_id = {load_id:String} AND NOT (%s)\n  AND %s;\n\n",
+            src, bad(o), open_load);
     } else {
         /* Store only changes. Per order, the load's versions line up after the "prior": what
          * order_v shows now, the load not being committed. A version is stored when it
@@ -557,9 +578,9 @@ int ddl_transition(FILE *out, const ddl_opts *o)
                       "        row_number() OVER (PARTITION BY order_id, updated_at "
                       "ORDER BY _load_ts, _topic, _partition, _offset) AS _receipt\n"
                       "    FROM\n    (\n        SELECT\n", g, D, stale);
-        typed_items(&st, out, "            ", 1);
-        put(&st, out, "        FROM %s.orders_raw\n"
-                      "        WHERE _load_id = {load_id:String} AND NOT (" BAD ")\n"
+        typed_items(&st, out, o, "            ", 1);
+        put(&st, out, "        FROM %s\n"
+                      "        WHERE _load_id = {load_id:String} AND NOT (%s)\n"
                       "          AND %s\n"
                       "    )\n) AS l\n"
                       "LEFT JOIN\n(\n"
@@ -576,7 +597,7 @@ int ddl_transition(FILE *out, const ddl_opts *o)
                       ") AS m USING (order_id)\n"
                       "WHERE _fate != ''\n"
                       "LIMIT 1 BY _topic, _partition, _offset;\n\n",
-            S, open_load, D, in, D, hot);
+            src, bad(o), open_load, D, in, D, hot);
     }
 
     /* 5–7. The commit: one row in the ledger, the next delta. The lock table makes a second

@@ -22,6 +22,7 @@ typedef struct {
     const char *cluster;    /* NULL: one node (no ON CLUSTER, no Distributed tables) */
     int replicated;         /* Replicated* engines with {shard}/{replica}; needs cluster */
     int store_every;        /* transition: store every accepted version, not only changes */
+    int typing_sql;         /* transition: class and types by SQL, not by order_wire_parse */
     const char *brokers;    /* Kafka reader only */
     const char *topic;
     const char *group;

@@ -12,12 +12,14 @@ typedef struct {
     int help;
     ods_cmd cmd;
     ddl_opts ddl;
-    const char *store; /* --store changes|every, transition only */
+    const char *store;  /* --store changes|every, transition only */
+    const char *typing; /* --typing udf|sql, transition only */
 } args;
 
 static const char USAGE[] =
     "usage: ods-ddl schema     [--cluster NAME [--replicated]] [--stg-db NAME] [--ods-db NAME]\n"
-    "       ods-ddl transition [--cluster NAME] [--store changes|every] [--stg-db NAME] [--ods-db NAME]\n"
+    "       ods-ddl transition [--cluster NAME] [--store changes|every] [--typing udf|sql]\n"
+    "                          [--stg-db NAME] [--ods-db NAME]\n"
     "       ods-ddl kafka      --brokers LIST --topic NAME --group NAME [--stg-db NAME]\n"
     "       ods-ddl --help\n"
     "\n"
@@ -48,8 +50,9 @@ static const char USAGE[] =
     "            must set internal_replication).\n"
     "transition  the seven statements that move one load (parameter {load_id:String}):\n"
     "              1-2 housekeeping and fold of earlier committed loads into _rep;\n"
-    "              3 rejected rows into the errors table:  ... AND order_wire_class(raw) != ''\n"
-    "              4 the rest, typed, into the hot table:  ... AND NOT (order_wire_class(raw) != '')\n"
+    "              3 rejected rows into the errors table:  ... AND _w.class != ''\n"
+    "              4 the rest, typed, into the hot table:  ... AND NOT (_w.class != '')\n"
+    "              (_w = order_wire_parse(raw): the class and the typed row in one call)\n"
     "              5-7 the commit: a lock, the ledger row (order_v shows the load from here on,\n"
     "              all of it), the lock released.\n"
     "            run with e.g. chlocal --param_load_id=ID; with --cluster they write the _dist\n"
@@ -62,6 +65,10 @@ static const char USAGE[] =
     "            rerun changes nothing. One transition at a time.\n"
     "            --store every: every accepted version, as received (a rerun after a failure\n"
     "            stores them again).\n"
+    "            --typing udf (default): class and typed fields from one order_wire_parse call\n"
+    "            per row; --typing sql: for servers without that UDF, the class from\n"
+    "            order_wire_class(raw) and each field typed by SQL (JSONExtract..., throwing\n"
+    "            conversions); both give the same rows, bit for bit.\n"
     "kafka       STG.orders_kafka (Kafka engine, RawBLOB, one consumer; create it on one node\n"
     "            only) and the INSERT that reads one batch into STG.orders_raw with _load_id =\n"
     "            {load_id:String} and one _load_ts for the batch; empty messages are skipped.\n"
@@ -72,6 +79,7 @@ static const char USAGE[] =
     "  --cluster NAME    generate for this cluster (default: one node, no Distributed tables)\n"
     "  --replicated      Replicated* engines (needs --cluster)\n"
     "  --store MODE      transition: changes (default) or every\n"
+    "  --typing HOW      transition: udf (default) or sql\n"
     "  --brokers LIST    Kafka broker list, host:port[,host:port...]\n"
     "  --topic NAME      Kafka topic\n"
     "  --group NAME      Kafka consumer group\n"
@@ -95,7 +103,7 @@ static int parse(int argc, char **argv, args *a)
         {"--stg-db", offsetof(ddl_opts, stg_db)}, {"--ods-db", offsetof(ddl_opts, ods_db)},
         {"--cluster", offsetof(ddl_opts, cluster)}, {"--brokers", offsetof(ddl_opts, brokers)},
         {"--topic", offsetof(ddl_opts, topic)},     {"--group", offsetof(ddl_opts, group)},
-        {"--store", (size_t)-1},
+        {"--store", (size_t)-1},   {"--typing", (size_t)-2},
     };
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -126,6 +134,8 @@ static int parse(int argc, char **argv, args *a)
         if (k < nv) {
             if (valued[k].off == (size_t)-1)
                 a->store = val;
+            else if (valued[k].off == (size_t)-2)
+                a->typing = val;
             else
                 *(const char **)((char *)&a->ddl + valued[k].off) = val;
             continue;
@@ -168,6 +178,15 @@ static int parse(int argc, char **argv, args *a)
         return -1;
     }
     a->ddl.store_every = a->store && !strcmp(a->store, "every");
+    if (a->typing && a->cmd != CMD_TRANSITION) {
+        fprintf(stderr, "ods-ddl: --typing applies to transition only (try --help)\n");
+        return -1;
+    }
+    if (a->typing && strcmp(a->typing, "udf") != 0 && strcmp(a->typing, "sql") != 0) {
+        fprintf(stderr, "ods-ddl: --typing takes udf or sql (try --help)\n");
+        return -1;
+    }
+    a->ddl.typing_sql = a->typing && !strcmp(a->typing, "sql");
     if (a->cmd == CMD_KAFKA && a->ddl.cluster) {
         fprintf(stderr, "ods-ddl: kafka is for one node: no --cluster (try --help)\n");
         return -1;

@@ -1,5 +1,6 @@
-/* order_wire_class: the executable UDF order_wire_class(raw) -> String (the wire contract v1
- * class of each row), and with --explain a tool that tells people why a message got its class. */
+/* order_wire_class: the executable UDFs order_wire_class(raw) -> String (the wire contract v1
+ * class of each row) and, with --parse, order_wire_parse(raw) -> the class and the typed row in
+ * one pass; with --explain a tool that tells people why a message got its class. */
 #include "proto.h"
 #include "wire.h"
 
@@ -13,11 +14,19 @@ typedef struct {
     proto_config cfg;
     int explain;
     int explain_rowbinary;
+    int parse;
 } options;
+
+/* --parse: one row's parse and its encoded answer, reused from row to row. */
+typedef struct {
+    wire_row row;
+    char *out;
+    size_t n, cap;
+} parse_ctx;
 
 static void usage(FILE *f)
 {
-    fputs("usage: order_wire_class [--format FMT] [--chunk-header] [--arg-type TYPE]\n"
+    fputs("usage: order_wire_class [--parse] [--format FMT] [--chunk-header] [--arg-type TYPE]\n"
           "       order_wire_class --explain [--rowbinary [--arg-type TYPE]]\n"
           "\n"
           "UDF mode (how ClickHouse runs it): reads rows of one String-like argument from stdin in\n"
@@ -27,6 +36,10 @@ static void usage(FILE *f)
           "'' (valid), not_an_object, keyset_mismatch, field_invalid. NULL is not_an_object.\n"
           "  --arg-type TYPE  for plain RowBinary: the caller's actual column type\n"
           "                   (default Nullable(String); String, LowCardinality(...), FixedString(N))\n"
+          "  --parse          order_wire_parse: per row the named Tuple of the class and the 11\n"
+          "                   contract fields typed as the ODS columns (zero values when the\n"
+          "                   class is not ''), in FMT RowBinary or RowBinaryWithNamesAndTypes;\n"
+          "                   --print-type prints that Tuple type (the config's return_type)\n"
           "\n"
           "--explain: reads messages, one per line (or RowBinary values with --rowbinary, of\n"
           "--arg-type, default String) and prints per message: class<TAB>field<TAB>reason\n"
@@ -49,6 +62,12 @@ static int parse_args(int argc, char **argv, options *o)
             o->cfg.chunk_header = 1;
         } else if (!strcmp(a, "--explain")) {
             o->explain = 1;
+        } else if (!strcmp(a, "--parse")) {
+            o->parse = 1;
+        } else if (!strcmp(a, "--print-type")) {
+            if (puts(wire_tuple_type()) == EOF || fflush(stdout) != 0)
+                return 2;
+            return 1;
         } else if (!strcmp(a, "--rowbinary")) {
             rowbinary = 1;
         } else if ((!strcmp(a, "--format") || !strcmp(a, "--arg-type")) && i + 1 < argc) {
@@ -66,6 +85,11 @@ static int parse_args(int argc, char **argv, options *o)
         fputs("order_wire_class: --rowbinary goes with --explain\n", stderr);
         return 2;
     }
+    if (o->parse && (o->explain || o->cfg.format == PROTO_TSV)) {
+        fputs("order_wire_class: --parse answers in RowBinary or RowBinaryWithNamesAndTypes, without --explain\n",
+              stderr);
+        return 2;
+    }
     o->explain_rowbinary = rowbinary;
     if (o->explain) {
         o->cfg.format = rowbinary ? PROTO_ROWBINARY : PROTO_TSV;
@@ -79,6 +103,11 @@ static int parse_args(int argc, char **argv, options *o)
         return 2;
     }
     o->cfg.res_kind = PROTO_RES_STRING;
+    if (o->parse) {
+        o->cfg.name = "order_wire_parse";
+        o->cfg.res_kind = PROTO_RES_ENCODED;
+        o->cfg.res_type = wire_tuple_type();
+    }
     return 0;
 }
 
@@ -89,6 +118,25 @@ static int classify_row(void *ctx, const proto_value *arg, proto_result *res)
     const char *name = wire_class_name(c);
     res->p = name;
     res->n = strlen(name);
+    return 0;
+}
+
+static int parse_row(void *ctx, const proto_value *arg, proto_result *res)
+{
+    parse_ctx *x = ctx;
+    if (x->cap > ((size_t)4 << 20)) { /* one big row's buffer is not kept for the small ones */
+        free(x->out);
+        x->out = NULL;
+        x->cap = 0;
+    }
+    wire_class c = arg->s.is_null ? WIRE_NOT_AN_OBJECT : wire_parse(arg->s.p, arg->s.n, &x->row);
+    x->n = 0;
+    if (wire_tuple_rowbinary(c, &x->row, &x->out, &x->n, &x->cap) < 0) {
+        fputs("order_wire_class: out of memory\n", stderr);
+        return -1;
+    }
+    res->p = x->out;
+    res->n = x->n;
     return 0;
 }
 
@@ -161,6 +209,12 @@ static int run(const options *o)
         rc = devnull < 0 ? -1 : proto_serve(&o->cfg, 0, devnull, explain_row, NULL, &err);
         if (devnull >= 0)
             close(devnull);
+    } else if (o->parse) {
+        parse_ctx x = {0};
+        wire_row_init(&x.row);
+        rc = proto_serve(&o->cfg, 0, 1, parse_row, &x, &err);
+        wire_row_free(&x.row);
+        free(x.out);
     } else {
         rc = proto_serve(&o->cfg, 0, 1, classify_row, NULL, &err);
     }

@@ -49,6 +49,9 @@ typedef struct {
     const char *key_field;
     char field_reason[sizeof ((wire_explain *)0)->reason];
     const char *field_field;
+    wire_row *row;           /* wire_parse: where the typed fields go; NULL: classify only */
+    int in_items;            /* the items array is being re-printed into row->items */
+    int items_field;         /* its WIRE_FIELDS index */
 } wctx;
 
 /* ---- lexical checks (RFC 8259) ---- */
@@ -301,6 +304,24 @@ static int days_in(int y, int m)
     return m == 2 && leap ? 29 : d[m - 1];
 }
 
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; negative before 1970). */
+static int64_t days_from_civil(int y, int m, int d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* The typed value of the root member being walked, when parsing. */
+static void typed(wctx *c, int64_t v)
+{
+    if (c->row)
+        c->row->i[c->cur] = v;
+}
+
 static int dnum(const char *s, int n)
 {
     int v = 0;
@@ -363,6 +384,8 @@ static void rule_timestamp(wctx *c, const char *s, size_t n)
         field_fail(c, "minute %d does not exist", mi);
     else if (ss > 59)
         field_fail(c, "second %d does not exist", ss);
+    else
+        typed(c, ((days_from_civil(y, m, d) * 24 + hh) * 60 + mi) * 60000 + ss * 1000 + ms);
 }
 
 static void rule_date(wctx *c, const char *s, size_t n)
@@ -377,6 +400,8 @@ static void rule_date(wctx *c, const char *s, size_t n)
     long v = (long)y * 10000 + m * 100 + d;
     if (v < 19700101 || v > 21490606)
         field_fail(c, "%04d-%02d-%02d outside 1970-01-01 to 2149-06-06", y, m, d);
+    else
+        typed(c, days_from_civil(y, m, d));
 }
 
 static void rule_money(wctx *c, const char *s, size_t n)
@@ -397,8 +422,15 @@ static void rule_money(wctx *c, const char *s, size_t n)
         field_fail(c, "not a money amount -?(0|[1-9][0-9]{0,15}).[0-9]{2}");
         return;
     }
-    if (neg && nd == 1 && *ip == '0' && p[1] == '0' && p[2] == '0')
+    if (neg && nd == 1 && *ip == '0' && p[1] == '0' && p[2] == '0') {
         field_fail(c, "-0.00 is not canonical");
+        return;
+    }
+    int64_t v = 0; /* at most 16 + 2 digits: fits */
+    for (const char *q = ip; q < p; q++)
+        v = v * 10 + (*q - '0');
+    v = v * 100 + (p[1] - '0') * 10 + (p[2] - '0');
+    typed(c, neg ? -v : v);
 }
 
 static const char *kind_name(sj_kind k)
@@ -447,10 +479,15 @@ static void rule_value(wctx *c, sj_kind kind, const char *s, size_t n, int ctl, 
     char tmp[64];
     switch (f->rule) {
     case WIRE_RULE_TEXT:
+        _Static_assert(WIRE_TEXT_MAX == 128, "the text rule's bound is the row's buffer");
         if (n < 1 || n > 128)
             field_fail(c, "length %zu bytes, must be 1 to 128", n);
         else if (ctl)
             field_fail(c, "contains a control character (U+0000-U+001F or U+007F)");
+        else if (c->row) {
+            c->row->s[c->cur] = c->row->text[c->cur];
+            c->row->n[c->cur] = n;
+        }
         break;
     case WIRE_RULE_USER_ID: {
         int is_int = 0;
@@ -460,6 +497,12 @@ static void rule_value(wctx *c, sj_kind kind, const char *s, size_t n, int ctl, 
         else if (*s == '-' || (n == 1 && *s == '0') ||
                  !digits_le(s, n, "9223372036854775807"))
             field_fail(c, "%s outside 1 to 9223372036854775807", shown(tmp, sizeof tmp, s, n));
+        else if (c->row) {
+            uint64_t v = 0;
+            for (size_t i = 0; i < n; i++)
+                v = v * 10 + (uint64_t)(s[i] - '0');
+            typed(c, (int64_t)v);
+        }
         break;
     }
     case WIRE_RULE_TIMESTAMP:
@@ -507,6 +550,26 @@ static inline uint64_t first_bytes(uint64_t v, size_t n)
 #endif
 }
 
+/* Out of memory is no class: one line and abort (the engine shows the stderr). */
+static void oom(void)
+{
+    fputs("order_wire_class: out of memory\n", stderr);
+    abort();
+}
+
+/* The items array ends at the next root key or at the end of the text. */
+static void items_done(wctx *c)
+{
+    if (!c->in_items)
+        return;
+    c->in_items = 0;
+    if (jraw_end(&c->row->items) < 0)
+        oom();
+    int f = c->items_field;
+    c->row->s[f] = c->row->items.p;
+    c->row->n[f] = c->row->items.n;
+}
+
 static int on_key(void *ctx, unsigned depth, const char *p, const char *end)
 {
     wctx *c = ctx;
@@ -517,8 +580,11 @@ static int on_key(void *ctx, unsigned depth, const char *p, const char *end)
     if (depth != 1) {
         if (!str_scan(p, end, NULL, 0, &n, NULL, &msg))
             return lex_fail(c, msg, p);
+        if (c->in_items && jraw_key(&c->row->items, depth, p, end) < 0)
+            oom();
         return 0;
     }
+    items_done(c);
     /* A root key is almost always a short plain identifier: compare it in place, as two words
      * read straight from the text (the padding after it keeps 16 bytes readable). */
     const char *kp = p;
@@ -547,6 +613,14 @@ static int on_key(void *ctx, unsigned depth, const char *p, const char *end)
     return 0;
 }
 
+/* A value checked lexically: into the items text when it is part of the items array. */
+static int items_value(wctx *c, unsigned depth, sj_kind kind, const char *p, const char *end)
+{
+    if (c->in_items && jraw_value(&c->row->items, depth, kind, p, end) < 0)
+        oom();
+    return 0;
+}
+
 static int on_value(void *ctx, unsigned depth, sj_kind kind, const char *p, const char *end)
 {
     wctx *c = ctx;
@@ -560,14 +634,16 @@ static int on_value(void *ctx, unsigned depth, sj_kind kind, const char *p, cons
         int ctl = 0;
         const char *msg;
         int rule = judge && depth == 1, text = rule && WIRE_FIELDS[c->cur].rule == WIRE_RULE_TEXT;
-        int unesc = rule && !text;
-        if (!str_scan(p, end, unesc ? buf : NULL, unesc ? sizeof buf : 0, &n, text ? &ctl : NULL, &msg))
+        int unesc = rule && !text, keep = text && c->row;
+        char *out = unesc ? buf : keep ? c->row->text[c->cur] : NULL;
+        size_t cap = unesc ? sizeof buf : keep ? WIRE_TEXT_MAX : 0;
+        if (!str_scan(p, end, out, cap, &n, text ? &ctl : NULL, &msg))
             return lex_fail(c, msg, p);
         if (depth == 0)
             return lex_fail(c, "the root is a string, not an object", p);
         if (judge && depth == 1)
             rule_value(c, kind, buf, n, text && ctl, NULL);
-        return 0;
+        return items_value(c, depth, kind, p, end);
     }
     case SJ_NUMBER: {
         int is_int = 0;
@@ -582,7 +658,7 @@ static int on_value(void *ctx, unsigned depth, sj_kind kind, const char *p, cons
             return lex_fail(c, "the root is a number, not an object", p);
         if (judge && depth == 1)
             rule_value(c, kind, p, (size_t)(end - p), 0, end);
-        return 0;
+        return items_value(c, depth, kind, p, end);
     }
     case SJ_TRUE:
     case SJ_FALSE:
@@ -604,7 +680,12 @@ static int on_value(void *ctx, unsigned depth, sj_kind kind, const char *p, cons
     }
     if (judge && depth == 1)
         rule_value(c, kind, NULL, 0, 0, NULL);
-    return 0;
+    if (judge && depth == 1 && kind == SJ_ARRAY && c->row && WIRE_FIELDS[c->cur].rule == WIRE_RULE_ITEMS) {
+        c->in_items = 1;
+        c->items_field = c->cur;
+        jraw_begin(&c->row->items);
+    }
+    return items_value(c, depth, kind, p, end);
 }
 
 static const sj_visitor VISITOR = {on_key, on_value};
@@ -618,14 +699,12 @@ static wire_class done(wire_explain *why, wire_class cls, const char *field, con
     return cls;
 }
 
-wire_class wire_classify(const char *p, size_t n, wire_explain *why)
+static wire_class classify(const char *p, size_t n, wire_explain *why, wire_row *row)
 {
     if (!g_parser) {
         g_parser = sj_new();
-        if (!g_parser) {
-            fputs("order_wire_class: out of memory\n", stderr);
-            abort();
-        }
+        if (!g_parser)
+            oom();
         memset(g_by_len, -1, sizeof g_by_len);
         for (int i = 0; i < WIRE_NFIELDS; i++) {
             size_t len = strlen(WIRE_FIELDS[i].name);
@@ -643,13 +722,13 @@ wire_class wire_classify(const char *p, size_t n, wire_explain *why)
     /* simdjson skips a byte order mark; RFC 8259 §8.1 says a JSON text must not carry one. */
     if (n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
         return done(why, WIRE_NOT_AN_OBJECT, NULL, "starts with a UTF-8 byte order mark");
-    wctx c = {.base = p, .why = why, .cur = -1};
+    wctx c = {.base = p, .why = why, .cur = -1, .row = row};
     sj_error err = {0};
     int rc = sj_walk(g_parser, p, n, &VISITOR, &c, &err);
-    if (rc == SJ_ENOMEM) {
-        fputs("order_wire_class: out of memory\n", stderr);
-        abort();
-    }
+    if (rc == SJ_ENOMEM)
+        oom();
+    if (rc == 0)
+        items_done(&c);
     if (rc) {
         if (!why)
             return WIRE_NOT_AN_OBJECT;
@@ -674,4 +753,113 @@ wire_class wire_classify(const char *p, size_t n, wire_explain *why)
     if (c.field_bad)
         return done(why, WIRE_FIELD_INVALID, c.field_field, c.field_reason);
     return done(why, WIRE_VALID, NULL, "valid");
+}
+
+wire_class wire_classify(const char *p, size_t n, wire_explain *why)
+{
+    return classify(p, n, why, NULL);
+}
+
+void wire_row_init(wire_row *row)
+{
+    memset(row, 0, sizeof *row);
+    jraw_init(&row->items);
+}
+
+void wire_row_free(wire_row *row)
+{
+    jraw_free(&row->items);
+}
+
+wire_class wire_parse(const char *p, size_t n, wire_row *row)
+{
+    return classify(p, n, NULL, row);
+}
+
+/* ---- the typed tuple, RowBinary ---- */
+
+/* How each rule's value is encoded: fixed-width little-endian of i (UInt64, DateTime64(3) and
+ * Decimal(18, 2) as 8 bytes, Date as 2), or 0: varint length + the bytes of s (String; a
+ * LowCardinality(String) is the same on the wire). A switch without default: a new rule does not
+ * compile quietly. test_wire pins the Tuple type; order_wire_parse.bats the values, on the engine. */
+static int enc_width(wire_rule r)
+{
+    switch (r) {
+    case WIRE_RULE_TEXT:
+    case WIRE_RULE_ITEMS:
+        return 0;
+    case WIRE_RULE_USER_ID:
+    case WIRE_RULE_TIMESTAMP:
+    case WIRE_RULE_MONEY:
+        return 8;
+    case WIRE_RULE_DATE:
+        return 2;
+    }
+    return 0;
+}
+
+const char *wire_tuple_type(void)
+{
+    static char t[1024];
+    if (!t[0]) {
+        size_t o = (size_t)snprintf(t, sizeof t, "Tuple(class String");
+        for (size_t i = 0; i < WIRE_NFIELDS && o < sizeof t; i++)
+            o += (size_t)snprintf(t + o, sizeof t - o, ", %s %s", WIRE_FIELDS[i].name, WIRE_FIELDS[i].ods_type);
+        if (o < sizeof t)
+            snprintf(t + o, sizeof t - o, ")");
+    }
+    return t;
+}
+
+static int grow(char **out, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 256;
+    while (c < need)
+        c *= 2;
+    char *p = realloc(*out, c);
+    if (!p)
+        return -1;
+    *out = p;
+    *cap = c;
+    return 0;
+}
+
+static int put_str(char **out, size_t *n, size_t *cap, const char *s, size_t len)
+{
+    if (grow(out, cap, *n + len + 10) < 0)
+        return -1;
+    size_t v = len;
+    do {
+        unsigned char b = (unsigned char)(v & 0x7f);
+        v >>= 7;
+        (*out)[(*n)++] = (char)(v ? b | 0x80 : b);
+    } while (v);
+    if (len)
+        memcpy(*out + *n, s, len);
+    *n += len;
+    return 0;
+}
+
+int wire_tuple_rowbinary(wire_class c, const wire_row *row, char **out, size_t *n, size_t *cap)
+{
+    const char *name = wire_class_name(c);
+    if (put_str(out, n, cap, name, strlen(name)) < 0)
+        return -1;
+    for (size_t i = 0; i < WIRE_NFIELDS; i++) {
+        int w = enc_width(WIRE_FIELDS[i].rule);
+        int ok = c == WIRE_VALID;
+        if (w == 0) {
+            if (put_str(out, n, cap, ok ? row->s[i] : "", ok ? row->n[i] : 0) < 0)
+                return -1;
+            continue;
+        }
+        if (grow(out, cap, *n + 8) < 0)
+            return -1;
+        uint64_t v = ok ? (uint64_t)row->i[i] : 0;
+        for (int b = 0; b < w; b++)
+            (*out)[(*n)++] = (char)(v >> (8 * b) & 0xff);
+    }
+    return 0;
 }

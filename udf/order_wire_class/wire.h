@@ -3,7 +3,11 @@
 #ifndef WIRE_H
 #define WIRE_H
 
+#include "jraw.h"
+#include "wire_contract.h"
+
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum {
     WIRE_VALID = 0,        /* "" */
@@ -27,5 +31,32 @@ typedef struct {
  * not a class: it prints one line on stderr and aborts. */
 #define WIRE_PADDING 64
 wire_class wire_classify(const char *p, size_t n, wire_explain *why);
+
+/* The typed fields of a message, in the units of their ODS columns' RowBinary encoding, by
+ * WIRE_FIELDS index: USER_ID the value (as unsigned), TIMESTAMP milliseconds since 1970-01-01
+ * UTC, MONEY hundredths, DATE days since 1970-01-01 (all in i); TEXT the unescaped string, ITEMS
+ * the array as JSONExtractRaw prints it (s, n). Meaningful only when the class is WIRE_VALID.
+ * The row owns its buffers (wire_row_free); s[] points into them and into nothing else. */
+#define WIRE_TEXT_MAX 128
+typedef struct {
+    int64_t i[WIRE_NFIELDS];
+    const char *s[WIRE_NFIELDS];
+    size_t n[WIRE_NFIELDS];
+    char text[WIRE_NFIELDS][WIRE_TEXT_MAX];
+    jraw items;
+} wire_row;
+
+void wire_row_init(wire_row *row);
+void wire_row_free(wire_row *row);
+
+/* wire_classify in the same single pass, also filling *row with the typed fields. */
+wire_class wire_parse(const char *p, size_t n, wire_row *row);
+
+/* The RowBinary encoding of the named Tuple (class, then every field) that order_wire_parse
+ * returns: its type as the engine spells it, and one row's bytes appended to *out (grown with
+ * realloc; *cap its size). A rejected row's fields are zero values (empty strings, 0, epoch).
+ * Returns 0 or -1 (out of memory). */
+const char *wire_tuple_type(void);
+int wire_tuple_rowbinary(wire_class c, const wire_row *row, char **out, size_t *n, size_t *cap);
 
 #endif

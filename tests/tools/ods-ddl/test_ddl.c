@@ -528,9 +528,11 @@ static void check_transition_common(const char *s, char *st[NSTMT + 1], int clus
     CHECK_EQ_STR(st[2], fold);
 }
 
+/* The SQL typing (--typing sql): the checks below read every typed item; test_typing_udf checks
+ * what the default changes. */
 static void test_transition(void)
 {
-    ddl_opts o = {.stg_db = "stg", .ods_db = "ods"};
+    ddl_opts o = {.stg_db = "stg", .ods_db = "ods", .typing_sql = 1};
     char *s = gen(ddl_transition, &o);
     CHECK(s != NULL);
     if (!s)
@@ -669,6 +671,55 @@ static void test_kafka(void)
     free(s);
 }
 
+/* --typing udf, the default: one order_wire_parse call per row gives the class of both
+ * branches and the typed columns; every other statement is the SQL typing's. */
+static void test_typing_udf(void)
+{
+    for (int cluster = 0; cluster <= 1; cluster++) {
+        for (int every = 0; every <= 1; every++) {
+            ddl_opts o = {.stg_db = "stg", .ods_db = "ods", .store_every = every, .cluster = cluster ? "c1" : NULL};
+            char *s = gen(ddl_transition, &o);
+            o.typing_sql = 1;
+            char *q = gen(ddl_transition, &o);
+            char *st[NSTMT + 1], *sq[NSTMT + 1];
+            if (!s || !q || !split_transition(s, st) || !split_transition(q, sq)) {
+                CHECK(0);
+                free(s);
+                free(q);
+                return;
+            }
+            CHECK_EQ_INT(count(s, "order_wire_parse(raw)"), 2);
+            CHECK_EQ_INT(count(s, "order_wire_class"), 0);
+            CHECK_EQ_INT(count(s, "_w.class != ''"), 2);
+            CHECK(ends(st[3], "\n  AND _w.class != ''\nLIMIT 1 BY _topic, _partition, _offset;"));
+            CHECK(strstr(st[3], "\nSELECT raw, _w.class, _topic, ") != NULL);
+            CHECK(strstr(st[3], "\nFROM (SELECT *, order_wire_parse(raw) AS _w FROM stg.orders_raw)\nWHERE _load_id = "
+                                "{load_id:String}\n") != NULL);
+            CHECK_EQ_INT(count(st[4], "FROM (SELECT *, order_wire_parse(raw) AS _w FROM stg.orders_raw)\n"), 1);
+            CHECK_EQ_INT(count(st[4], "WHERE _load_id = {load_id:String} AND NOT (_w.class != '')\n"), 1);
+            /* the typed columns are the tuple's, in contract order, then the same _hashdiff */
+            const char *ind = every ? "    " : "            ";
+            const char *p = st[4];
+            for (size_t i = 0; i < WIRE_NFIELDS && p; i++) {
+                char want[128];
+                snprintf(want, sizeof want, "%s_w.%s AS %s,\n", ind, WIRE_FIELDS[i].name, WIRE_FIELDS[i].name);
+                const char *f = strstr(p, want);
+                CHECK(f != NULL);
+                p = f ? f + strlen(want) : NULL;
+            }
+            CHECK(p && strncmp(p, ind, strlen(ind)) == 0 && strncmp(p + strlen(ind), "hashdiff_strict([", 17) == 0);
+            CHECK(!strstr(st[4], "JSONType") && !strstr(st[4], "parseDateTime64"));
+            for (int k = 1; k <= NSTMT; k++)
+                if (k != 3 && k != 4)
+                    CHECK_EQ_STR(st[k], sq[k]);
+            free_stmts(st);
+            free_stmts(sq);
+            free(s);
+            free(q);
+        }
+    }
+}
+
 int main(void)
 {
     test_ident();
@@ -679,6 +730,7 @@ int main(void)
     test_schema_one_node();
     test_schema_cluster();
     test_transition();
+    test_typing_udf();
     test_kafka();
     return check_report();
 }

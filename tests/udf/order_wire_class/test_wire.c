@@ -4,6 +4,7 @@
 #include "wire.h"
 #include "wire_contract.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -301,8 +302,68 @@ static void run_generated(void)
     CHECK_EQ_STR(wire_class_name(WIRE_FIELD_INVALID), "field_invalid");
 }
 
+/* wire_parse: the class as wire_classify says, the typed fields in their ODS units, and the
+ * RowBinary of the Tuple: class, then each field (fixed-width little-endian or varint + bytes),
+ * zero values for a rejected row. The engine-side proof is tests/bats/order_wire_parse.bats. */
+static void test_parse(void)
+{
+    static const char msg[] =
+        "{\"order_id\":\"o\\u00e9-1\",\"user_id\":9223372036854775807,\"status\":\"paid\","
+        "\"created_at\":\"1969-12-31T23:59:59.999Z\",\"updated_at\":\"2299-12-31T23:59:59.999Z\","
+        "\"items_total\":\"-9999999999999999.99\",\"discount\":\"0.01\",\"delivery\":\"0.00\","
+        "\"total\":\"12.30\",\"items\":[ {\"a\" : 1.50, \"b\":\"\\u002f\"} , -0 ],"
+        "\"snapshot_date\":\"2149-06-06\"}";
+    size_t n = sizeof msg - 1;
+    char *b = malloc(n + WIRE_PADDING);
+    if (!b)
+        return;
+    memcpy(b, msg, n);
+    memset(b + n, 0, WIRE_PADDING);
+    wire_row row;
+    wire_row_init(&row);
+    CHECK_EQ_INT(wire_parse(b, n, &row), WIRE_VALID);
+    CHECK(row.n[0] == 5 && memcmp(row.s[0], "o\xc3\xa9-1", 5) == 0);
+    CHECK(row.i[1] == INT64_MAX);
+    CHECK(row.n[2] == 4 && memcmp(row.s[2], "paid", 4) == 0);
+    CHECK_EQ_INT(row.i[3], -1);
+    CHECK_EQ_INT(row.i[4], 10413791999999LL); /* 2299-12-31 23:59:59.999 UTC in ms */
+    CHECK_EQ_INT(row.i[5], -999999999999999999LL);
+    CHECK_EQ_INT(row.i[6], 1);
+    CHECK_EQ_INT(row.i[7], 0);
+    CHECK_EQ_INT(row.i[8], 1230);
+    CHECK(row.n[9] == 21 && memcmp(row.s[9], "[{\"a\":1.5,\"b\":\"/\"},0]", 21) == 0);
+    CHECK_EQ_INT(row.i[10], 65535); /* 2149-06-06, the last Date */
+    char *out = NULL;
+    size_t on = 0, cap = 0;
+    CHECK_EQ_INT(wire_tuple_rowbinary(WIRE_VALID, &row, &out, &on, &cap), 0);
+    /* class (1) + order_id (1+5) + user_id 8 + status (1+4) + 2 x 8 + 4 x 8 + items (1+21) + 2 */
+    CHECK_EQ_INT(on, 1 + 6 + 8 + 5 + 16 + 32 + 22 + 2);
+    CHECK(out && out[0] == 0 && out[1] == 5 && (unsigned char)out[7 + 7] == 0x7f);
+    CHECK(out && (unsigned char)out[on - 2] == 0xff && (unsigned char)out[on - 1] == 0xff);
+    /* a rejected row: its class, then zero values whatever the row held */
+    memcpy(b, "{}", 3);
+    CHECK_EQ_INT(wire_parse(b, 2, &row), WIRE_KEYSET_MISMATCH);
+    on = 0;
+    CHECK_EQ_INT(wire_tuple_rowbinary(WIRE_KEYSET_MISMATCH, &row, &out, &on, &cap), 0);
+    CHECK_EQ_INT(on, 1 + 15 + 1 + 8 + 1 + 16 + 32 + 1 + 2);
+    size_t zeros = 0;
+    for (size_t i = 16; out && i < on; i++)
+        zeros += out[i] == 0;
+    CHECK_EQ_INT(zeros, on - 16);
+    /* the type: the contract's fields, each with its ODS type */
+    CHECK_EQ_STR(wire_tuple_type(),
+                 "Tuple(class String, order_id String, user_id UInt64, status LowCardinality(String), "
+                 "created_at DateTime64(3, 'UTC'), updated_at DateTime64(3, 'UTC'), items_total Decimal(18, 2), "
+                 "discount Decimal(18, 2), delivery Decimal(18, 2), total Decimal(18, 2), items String, "
+                 "snapshot_date Date)");
+    free(out);
+    wire_row_free(&row);
+    free(b);
+}
+
 int main(void)
 {
+    test_parse();
     int n = run_fixture();
     printf("%d fixture cases\n", n);
     run_generated();
