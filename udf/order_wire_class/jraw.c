@@ -241,8 +241,7 @@ static int put_str(jraw *j, const char *p, const char *end)
 
 static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
-/* RFC 8259 number grammar over the whole token; *is_int: no fraction and no exponent. */
-static int num_lex(const char *p, const char *e, int *is_int)
+int jraw_num_lex(const char *p, const char *e, int *is_int)
 {
     if (p < e && *p == '-')
         p++;
@@ -381,7 +380,7 @@ static void shortest(double v, char d[18], int *k, int *n)
 static int put_number(jraw *j, const char *p, const char *end)
 {
     int is_int = 0;
-    if (!p || !end || end < p || !num_lex(p, end, &is_int))
+    if (!p || !end || end < p || !jraw_num_lex(p, end, &is_int))
         return fail(j, JRAW_EINPUT);
     size_t len = (size_t)(end - p);
     int neg = *p == '-';

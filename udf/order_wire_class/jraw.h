@@ -58,6 +58,10 @@ int jraw_key(jraw *j, unsigned depth, const char *p, const char *end);
 int jraw_value(jraw *j, unsigned depth, sj_kind kind, const char *p, const char *end);
 /* Closes every container still open; then p[0..n) is the text. */
 int jraw_end(jraw *j);
+
+/* RFC 8259 number grammar over the whole token [p, e): 1 if it is one number, *is_int set when
+ * it has no fraction and no exponent; 0 if not. The classifier's check and jraw's, in one place. */
+int jraw_num_lex(const char *p, const char *e, int *is_int);
 /* Every call returns JRAW_OK or a negative code; after an error, every call up to the next
  * jraw_begin returns that error again (so jraw_end tells it after a walk a callback stopped). */
 

@@ -188,41 +188,6 @@ static int str_unescape(const char *p, const char *end, char *out, size_t cap, s
     return 1;
 }
 
-/* RFC 8259 number grammar over the whole token; *is_int: no fraction and no exponent. */
-static int num_lex(const char *p, const char *e, int *is_int)
-{
-    if (p < e && *p == '-')
-        p++;
-    if (p >= e)
-        return 0;
-    if (*p == '0')
-        p++;
-    else if (*p >= '1' && *p <= '9')
-        while (p < e && is_digit((unsigned char)*p))
-            p++;
-    else
-        return 0;
-    *is_int = 1;
-    if (p < e && *p == '.') {
-        *is_int = 0;
-        if (++p >= e || !is_digit((unsigned char)*p))
-            return 0;
-        while (p < e && is_digit((unsigned char)*p))
-            p++;
-    }
-    if (p < e && (*p == 'e' || *p == 'E')) {
-        *is_int = 0;
-        p++;
-        if (p < e && (*p == '+' || *p == '-'))
-            p++;
-        if (p >= e || !is_digit((unsigned char)*p))
-            return 0;
-        while (p < e && is_digit((unsigned char)*p))
-            p++;
-    }
-    return p == e;
-}
-
 /* A lexically valid integer literal compared with [lo, hi] given as digit strings; the grammar
  * forbids leading zeros, so the digit count orders first. */
 static int digits_le(const char *p, size_t n, const char *lim)
@@ -491,7 +456,7 @@ static void rule_value(wctx *c, sj_kind kind, const char *s, size_t n, int ctl, 
         break;
     case WIRE_RULE_USER_ID: {
         int is_int = 0;
-        num_lex(s, tok_end, &is_int);
+        jraw_num_lex(s, tok_end, &is_int);
         if (!is_int)
             field_fail(c, "%s is not an integer literal", shown(tmp, sizeof tmp, s, n));
         else if (*s == '-' || (n == 1 && *s == '0') ||
@@ -647,7 +612,7 @@ static int on_value(void *ctx, unsigned depth, sj_kind kind, const char *p, cons
     }
     case SJ_NUMBER: {
         int is_int = 0;
-        if (!num_lex(p, end, &is_int))
+        if (!jraw_num_lex(p, end, &is_int))
             return lex_fail(c, "malformed number", p);
         /* The engine's parser refuses a number it cannot read without loss of range: such a
          * text is not JSON to it, wherever the number stands. */
