@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# 80-typing: what typing costs in the transition (issue 15, "Speed"). One load of 500 000
+# realistic messages (scaled; orders-gen, 2 % dirty, every order new) through the WHOLE
+# transition (`ods-ddl transition`, all 7 statements in one chlocal) typed three ways, side by
+# side, interleaved, each run on a fresh copy of the database: `--typing udf` (the default: one
+# order_wire_parse call a message gives the class and the 11 typed fields), `--typing sql` (the
+# class from order_wire_class, each field typed by SQL: a dozen JSON parses a message) and the
+# native SQL transition (`--typing sql` with native_wire_class of tests/sql/native_wire_class.sql
+# for the class: no UDF but hashdiff_strict). Goals: UDF typing ≥ 3× SQL typing, ≥ 6× native.
+# A fourth run is the floor: the same transition reading every message's order_wire_parse tuple
+# from a table filled beforehand (no parsing at all, the copy not timed): what the rest of the
+# transition (hashdiff, the gate, the writes, the commit) costs whatever the typing. Every run
+# is checked (ledger, stored rows, error rows: the same for all four). Then, at 100k, 1M and 4M
+# messages, the UDF-typed transition and the typing alone (SELECT order_wire_parse(raw) … FORMAT
+# Null over the staged load): time per message and peak memory.
+set -euo pipefail
+source "$(dirname "$0")/../scripts/lib/common.sh"
+source "$ROOT/scripts/lib/bench.sh"
+
+reps=${BENCH_REPS:-3}
+work=$(mktemp -d "${BENCH_WORK:-${TMPDIR:-/tmp}}/typing.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+for b in chlocal ods-ddl orders-gen order_wire_class hashdiff; do
+    [ -x "$BIN/$b" ] || die "no $BIN/$b: build first"
+done
+n=$(bench_rows 500000)        # messages of the compared load (= orders: each once, all new)
+sizes=("$(bench_rows 100000)" "$(bench_rows 1000000)" "$(bench_rows 4000000)")  # growth of UDF typing
+run=$work/run                 # chlocal's working directory: no stray files it could take for tables
+mkdir -p "$run"
+ch() { (cd "$run" && "$BIN/chlocal" "$@"); }
+# human N: 500000 → 500k, 4000000 → 4M (for labels)
+human() { awk -v n="$1" 'BEGIN {if (n >= 1e6) printf "%gM", n / 1e6; else if (n >= 1e4) printf "%gk", n / 1e3; else printf "%d", n}'; }
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -g |
+    awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
+
+# The three transitions. The native one is the SQL-typed one with the class from the native
+# predicate: its CREATE FUNCTION first, then every order_wire_class(raw) replaced.
+"$BIN/ods-ddl" schema >"$work/schema.sql"
+"$BIN/ods-ddl" transition --typing udf >"$work/udf.sql" || die "ods-ddl transition --typing udf failed"
+"$BIN/ods-ddl" transition --typing sql >"$work/sql.sql" || die "ods-ddl transition --typing sql failed"
+{ cat "$ROOT/tests/sql/native_wire_class.sql"; echo
+  sed 's/order_wire_class(raw)/native_wire_class(raw)/g' "$work/sql.sql"; } >"$work/native.sql"
+grep -q 'order_wire_parse(raw)' "$work/udf.sql" && ! grep -q 'order_wire_class(' "$work/udf.sql" ||
+    die "the --typing udf transition does not type by order_wire_parse(raw) alone"
+grep -q 'order_wire_class(raw)' "$work/sql.sql" && ! grep -q 'order_wire_parse' "$work/sql.sql" ||
+    die "the --typing sql transition does not classify by order_wire_class(raw)"
+grep -q 'native_wire_class(raw)' "$work/native.sql" && ! grep -Eq 'order_wire_(class|parse)\(' "$work/native.sql" ||
+    die "the native transition still calls a wire UDF"
+# The floor: the UDF transition with its per-row source, the staged table plus order_wire_parse,
+# replaced by the table stg.orders_pre that holds the same columns and _w already computed.
+pre_src='(SELECT *, order_wire_parse(raw) AS _w FROM stg.orders_raw)'
+[ "$(grep -cF "$pre_src" "$work/udf.sql")" -eq 2 ] || die "the UDF transition does not read $pre_src twice"
+awk -v a="$pre_src" '{ while ((i = index($0, a)) > 0) $0 = substr($0, 1, i - 1) "stg.orders_pre" substr($0, i + length(a)); print }' \
+    "$work/udf.sql" >"$work/floor.sql"
+! grep -q 'order_wire_parse' "$work/floor.sql" || die "the floor transition still parses"
+
+# stage DB N: a database with the schema and one staged load L1 of N messages: orders-gen's
+# snapshot of model day 10 with a 10-day window (every order of the world once, all new to the
+# ODS), 2 % dirty, with Kafka-like coordinates as bench/60-transition.sh stages day 1. Writes
+# DB.want: what the ledger must say, "received rejected not_an_object keyset_mismatch
+# field_invalid", from the class orders-gen labels each message with.
+stage() {
+    local db=$1 k=$2
+    say "staging $(human "$k") messages into $(basename "$db")" >&2
+    mkdir -p "$db"
+    ch --path "$db" --queries-file "$work/schema.sql"
+    "$BIN/orders-gen" --orders "$k" --days 10 --window 10 --day 10 --dirty 0.02 --seed 15 \
+            --format rowbinary --labels "$db.labels" |
+        ch --path "$db" --input-format RowBinary --structure 'raw String' -q "
+            INSERT INTO stg.orders_raw (raw, _topic, _partition, _offset, _timestamp, _key, _load_id, _load_ts)
+            SELECT raw, 'orders.snapshot.v1', n % 3, n, toDateTime64('2026-03-10', 3, 'UTC') + toIntervalSecond(n % 86400),
+                   '', 'L1', now64(3, 'UTC')
+            FROM (SELECT raw, rowNumberInAllBlocks() AS n FROM table)"
+    awk -F '\t' '{n++} $2 != "" {r++; c[$2]++}
+        END {printf "%d %d %d %d %d\n", n, r, c["not_an_object"], c["keyset_mismatch"], c["field_invalid"]}' \
+        "$db.labels" >"$db.want"
+    rm -f "$db.labels"
+    local staged
+    staged=$(ch --path "$db" -q "SELECT count() FROM stg.orders_raw WHERE _load_id = 'L1'")
+    [ "$staged" -eq "$k" ] && [ "$(cut -d' ' -f1 "$db.want")" -eq "$k" ] ||
+        die "staged $staged messages, orders-gen labelled $(cut -d' ' -f1 "$db.want") (want $k)"
+}
+
+# result DB: what a transition of L1 left, one line: the ledger row (received accepted stored
+# unchanged stale rejected not_an_object keyset_mismatch field_invalid), then count and
+# groupBitXor(cityHash64(*)) of the hot table, of the errors table and of the stale table.
+result() { ch --path "$1" --format TSV -q "
+    SELECT (SELECT tuple(received, accepted, stored, unchanged, stale, rejected, not_an_object, keyset_mismatch, field_invalid)
+            FROM ods.order_loads WHERE _load_id = 'L1'),
+           (SELECT tuple(count(), groupBitXor(cityHash64(*))) FROM ods.order_snapshot_hot),
+           (SELECT tuple(count(), groupBitXor(cityHash64(*))) FROM ods.order_snapshot_errors),
+           (SELECT tuple(count(), groupBitXor(cityHash64(*))) FROM ods.order_snapshot_stale)" | tr -d '()' | tr '\t,' '  '; }
+# check DB WANT_FILE WHAT: sets got to result DB, and dies unless the ledger row says what the
+# labels say: every message received, rejected by class as labelled, accepted + rejected =
+# received, stored = accepted (every order new: nothing unchanged or stale), and the tables hold
+# as many rows as the ledger counts.
+check() {
+    local rec acc sto unc sta rej c0 c1 c2 hot err stl sx wrec wrej wc0 wc1 wc2
+    got=$(result "$1")
+    read -r rec acc sto unc sta rej c0 c1 c2 hot _ err _ stl sx <<<"$got"
+    read -r wrec wrej wc0 wc1 wc2 <"$2"
+    [ -n "${sx:-}" ] && [ "$rec" -eq "$wrec" ] && [ "$rej" -eq "$wrej" ] && [ "$c0 $c1 $c2" = "$wc0 $wc1 $wc2" ] &&
+        [ $((acc + rej)) -eq "$rec" ] && [ "$sto" -eq "$acc" ] && [ "$unc $sta" = "0 0" ] &&
+        [ "$hot" -eq "$sto" ] && [ "$err" -eq "$rej" ] && [ "$stl" -eq 0 ] ||
+        die "$3: ledger received accepted stored unchanged stale rejected not_an_object keyset_mismatch field_invalid,
+    then hot rows, errors rows, stale rows (each with a fingerprint) = $got
+    want received $wrec, rejected $wrej ($wc0 $wc1 $wc2 by class), accepted + rejected = received,
+    stored = accepted, unchanged = stale = 0, hot rows = stored, error rows = rejected, no stale rows"
+}
+# differ DB REF WHAT: on stderr, the first rows of the hot and errors tables that are in DB (the
+# run WHAT) and not in the database REF (the reference run), and the other way round.
+differ() {
+    local t
+    for t in order_snapshot_hot order_snapshot_errors; do
+        ch --path "$2" -q "SELECT * FROM ods.$t INTO OUTFILE '$2.$t.native' TRUNCATE FORMAT Native"
+        say "ods.$t: rows only in the $3 run (<), only in the reference run (>):" >&2
+        ch --path "$1" --format TSV -q "
+            SELECT '<', * FROM (SELECT * FROM ods.$t EXCEPT ALL SELECT * FROM file('$2.$t.native', Native)) LIMIT 3
+            UNION ALL
+            SELECT '>', * FROM (SELECT * FROM file('$2.$t.native', Native) EXCEPT ALL SELECT * FROM ods.$t) LIMIT 3" |
+            cut -c1-400 >&2
+    done
+}
+
+# One transition on a fresh copy of BASE (the copy is not timed): bench_interleave with one rep
+# times the whole chlocal command (all 7 statements and the UDF processes; its peak RSS is the
+# transition's), then checks the result; the times of each NAME are gathered for the median.
+declare -A times
+transition() {
+    local name=$1 base=$2 sql=$3 db=$work/fresh
+    rm -rf "$db"
+    cp -a "$base" "$db"
+    bench_interleave 1 "$name" "cd '$run' && '$BIN/chlocal' --path '$db' --param_load_id=L1 --queries-file '$sql'" ||
+        die "transition ($name) failed"
+    times[$name]+="${BENCH_SECS[$name]} "
+    check "$db" "$base.want" "$name"
+}
+
+base=$work/base-$n
+stage "$base" "$n"
+say "staged: $(du -sm "$base" | cut -f1) MiB; want (received rejected by class): $(<"$base.want")" >&2
+ch --path "$base" -q "CREATE TABLE stg.orders_pre ENGINE = MergeTree ORDER BY (_load_id, _topic, _partition, _offset)
+    AS SELECT *, order_wire_parse(raw) AS _w FROM stg.orders_raw"
+
+# The three typings, interleaved; every run gives the same rows as the first one (ledger, and
+# count and fingerprint of the hot, errors and stale tables), whose database is kept for a diff.
+ref="" ref_name=""
+for ((r = 0; r < reps; r++)); do
+    for v in native sql udf floor; do
+        transition "$v" "$base" "$work/$v.sql"
+        if [ -z "$ref" ]; then
+            ref=$got ref_name=$v
+            mv "$work/fresh" "$work/ref"
+        elif [ "$got" != "$ref" ]; then
+            differ "$work/fresh" "$work/ref" "$v"
+            die "typing $v gave another result than typing $ref_name (rep $((r + 1))):
+    $v:   $got
+    $ref_name: $ref
+    (ledger received accepted stored unchanged stale rejected not_an_object keyset_mismatch field_invalid;
+     hot, errors, stale tables: count() and groupBitXor(cityHash64(*)))"
+        fi
+        say "rep $((r + 1)) $v typing: ${BENCH_SECS[$v]} s" >&2
+    done
+done
+rm -rf "$work/fresh" "$work/ref"
+for v in native sql udf floor; do BENCH_SECS[$v]=$(median "${times[$v]}"); done
+read -r _ _ _ _ _ rej _ <<<"$ref"
+vs_sql=$(awk -v a="${BENCH_SECS[sql]}" -v b="${BENCH_SECS[udf]}" 'BEGIN {printf "%.2f", (b > 0) ? a / b : 0}')
+vs_native=$(awk -v a="${BENCH_SECS[native]}" -v b="${BENCH_SECS[udf]}" 'BEGIN {printf "%.2f", (b > 0) ? a / b : 0}')
+k=$(human "$n")
+bench_row "typing: native SQL transition (native_wire_class, fields by SQL), $k messages, $rej rejected" "$n" native
+bench_row "typing: SQL typing (order_wire_class UDF, fields by SQL)" "$n" sql native
+bench_row "typing: UDF typing (order_wire_parse): ${vs_sql}x faster than SQL typing (goal >= 3x), ${vs_native}x than native (goal >= 6x)" "$n" udf native
+sql_floor=$(awk -v a="${BENCH_SECS[sql]}" -v b="${BENCH_SECS[floor]}" 'BEGIN {printf "%.2f", (b > 0) ? a / b : 0}')
+bench_row "typing: floor, no parsing (the tuples read from a table): SQL typing takes ${sql_floor}x the floor, the most any typing can gain" "$n" floor native
+rm -rf "$base" "$base.want"
+
+# Growth: the UDF-typed transition at 100k, 1M and 4M messages (each its own world, staged the
+# same way), interleaved; the 100k run is the anchor, so the ratio shows how time grows. And the
+# typing alone over the same staged loads (one SELECT, FORMAT Null: the UDF's stream).
+for s in "${sizes[@]}"; do stage "$work/base-$s" "$s"; done
+for ((r = 0; r < reps; r++)); do
+    for s in "${sizes[@]}"; do
+        transition "u$s" "$work/base-$s" "$work/udf.sql"
+        say "rep $((r + 1)) UDF typing, $(human "$s") messages: ${BENCH_SECS[u$s]} s" >&2
+        bench_interleave 1 "t$s" "cd '$run' && '$BIN/chlocal' --path '$work/base-$s' -q 'SELECT order_wire_parse(raw) FROM stg.orders_raw FORMAT Null'" ||
+            die "the typing alone failed at $s messages"
+        times[t$s]+="${BENCH_SECS[t$s]} "
+    done
+done
+rm -rf "$work/fresh"
+first=${sizes[0]}
+for w in "u:the UDF-typed transition" "t:the typing alone (order_wire_parse, FORMAT Null)"; do
+    x=${w%%:*} what=${w#*:}
+    for s in "${sizes[@]}"; do
+        BENCH_SECS[$x$s]=$(median "${times[$x$s]}")
+        us=$(awk -v t="${BENCH_SECS[$x$s]}" -v n="$s" 'BEGIN {printf "%.2f", 1e6 * t / n}')
+        mib=${BENCH_MIB[$x$s]}
+        if [ "$s" = "$first" ]; then
+            bench_row "typing: $what, $(human "$s") messages: $us µs/message, peak $mib MiB (growth anchor)" "$s" "$x$s"
+        else
+            grow=$(awk -v a="${BENCH_MIB[$x$first]}" -v b="$mib" 'BEGIN {printf "%+.0f", (a > 0) ? 100 * (b - a) / a : 0}')
+            bench_row "typing: $what, $(human "$s") messages: $us µs/message, peak $mib MiB ($grow % over $(human "$first"))" "$s" "$x$s" "$x$first"
+        fi
+    done
+done
