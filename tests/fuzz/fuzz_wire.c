@@ -1,5 +1,5 @@
-/* fuzz_wire: libFuzzer target over the classifier; besides "no crash, no overread" it checks
- * the invariants of a total function that the contract implies. */
+/* fuzz_wire: libFuzzer target over the classifier and its typing pass; besides "no crash, no
+ * overread" it checks the invariants of a total function that the contract implies. */
 #include "wire.h"
 
 #include <stdint.h>
@@ -21,10 +21,41 @@ static wire_class classify(const uint8_t *d, size_t n, const char *suffix, wire_
     return c;
 }
 
+/* wire_parse on the same bytes: the same class, and for a valid text typed fields that stay
+ * within the contract's bounds (the engine-side proof is order_wire_parse.bats). */
+static void parse_agrees(const uint8_t *d, size_t n, wire_class c)
+{
+    static wire_row row;
+    static int init;
+    if (!init) {
+        wire_row_init(&row);
+        init = 1;
+    }
+    char *b = malloc(n + WIRE_PADDING);
+    if (!b)
+        abort();
+    memcpy(b, d, n);
+    memset(b + n, '"', WIRE_PADDING);
+    if (wire_parse(b, n, &row) != c)
+        abort();
+    free(b);
+    if (c != WIRE_VALID)
+        return;
+    char *out = NULL;
+    size_t on = 0, cap = 0;
+    if (wire_tuple_rowbinary(c, &row, &out, &on, &cap) < 0 || on < 1 + WIRE_NFIELDS)
+        abort();
+    free(out);
+    for (size_t i = 0; i < WIRE_NFIELDS; i++)
+        if (WIRE_FIELDS[i].rule == WIRE_RULE_TEXT && (row.n[i] < 1 || row.n[i] > WIRE_TEXT_MAX))
+            abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
     wire_explain why;
     wire_class c = classify(d, n, "", NULL);
+    parse_agrees(d, n, c);
     if (c != WIRE_VALID && c != WIRE_NOT_AN_OBJECT && c != WIRE_KEYSET_MISMATCH &&
         c != WIRE_FIELD_INVALID)
         abort();

@@ -14,6 +14,7 @@
 
 _Static_assert(WIRE_PADDING >= SJ_PADDING, "the classifier promises sj its padding");
 _Static_assert(WIRE_NFIELDS <= 32, "seen keys are a 32-bit mask");
+_Static_assert(WIRE_TEXT_MAX == 128, "the text rule's bound is the row's buffer");
 
 const char *wire_class_name(wire_class c)
 {
@@ -444,7 +445,6 @@ static void rule_value(wctx *c, sj_kind kind, const char *s, size_t n, int ctl, 
     char tmp[64];
     switch (f->rule) {
     case WIRE_RULE_TEXT:
-        _Static_assert(WIRE_TEXT_MAX == 128, "the text rule's bound is the row's buffer");
         if (n < 1 || n > 128)
             field_fail(c, "length %zu bytes, must be 1 to 128", n);
         else if (ctl)
