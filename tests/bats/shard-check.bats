@@ -415,3 +415,79 @@ layout_vs_engine() {
     run_split "$ROOT/scripts/check-cluster" --cluster "a;b"
     [ "$status" -eq 2 ]
 }
+
+@test "layout equals the engine: a main file not named config.xml (prod.d/ and conf.d/, not config.d/), .XML and .Conf merge files, a UTF-8 BOM" {
+    # prod.xml merges prod.d/ and conf.d/, sorted by path (conf.d/ first), and not config.d/
+    layout_vs_engine "$FIX/stem/prod.xml" "$FIX/stem/prod.xml" stem
+    [[ $output == *$'shard 2\tweight 3\t'* ]]
+    layout_vs_engine "$FIX/stem/prod.xml" "$FIX/stem/prod.xml" stem_conf
+    [ "$(chlocal --config-file "$FIX/stem/prod.xml" -q "SELECT count() FROM system.clusters WHERE cluster = 'decoy'")" -eq 0 ]
+    run_split "$SC" layout --config "$FIX/stem/prod.xml" --cluster decoy
+    [ "$status" -eq 1 ]
+    # config.d/w.XML and config.d/x.Conf are merged whatever the extension's case
+    layout_vs_engine "$FIX/upper/config.xml" "$FIX/upper" upper
+    [[ $output == *$'shard 2\tweight 5\t'* ]]
+    layout_vs_engine "$FIX/upper/config.xml" "$FIX/upper/config.xml" upper2
+    layout_vs_engine "$FIX/bom.xml" "$FIX/bom.xml" bom
+}
+
+@test "from_env is read from the environment as the server reads it; from_env on an element with a value and no replace exits 2" {
+    export SC_W1=0 SC_HOST=env-host SC_PORT=9440
+    unset SC_UNSET_WEIGHT
+    # replace="1" drops the inline 1 for 0; an unset variable keeps the inline value, or with
+    # optional="1" removes the element (default weight 1)
+    layout_vs_engine "$FIX/from-env.xml" "$FIX/from-env.xml" envc
+    [[ $output == *$'shard 1\tweight 0\tslots none\t'*"env-host:9440"* ]]
+    [[ $output == *$'shard 3\tweight 4\t'* ]]
+    SC_W1=7 layout_vs_engine "$FIX/from-env.xml" "$FIX/from-env.xml" envc
+    [[ $output == *$'shard 1\tweight 7\t'* ]]
+    # a value taken verbatim: the server does not trim it, so a padded number is refused
+    run_split env SC_W1=' 2' "$SC" layout --config "$FIX/from-env.xml" --cluster envc
+    [ "$status" -eq 2 ]
+    run_split chlocal --config-file "$FIX/from-env-no-replace.xml" -q "SELECT 1"
+    [ "$status" -ne 0 ]
+    [[ $stderr_text == *"Element <host> has value and does not have 'replace' attribute"* ]]
+    run_split "$SC" layout --config "$FIX/from-env-no-replace.xml" --cluster envc
+    [ "$status" -eq 2 ]
+    [ "$(wc -l <<<"$stderr_text")" -eq 1 ]
+    [[ $stderr_text == *"from_env= has a value but no replace=\"1\": ClickHouse refuses to load such a config"* ]]
+}
+
+@test "merge directories: an unreadable one exits 2 with one line, as the server fails; what the server skips is skipped" {
+    mkdir -p unread/config.d
+    cp "$FIX/w305.xml" unread/config.xml
+    chmod 000 unread/config.d
+    # root reads a mode-000 directory anyway: drop the capabilities that allow it
+    local as_user=()
+    if [ "$(id -u)" -eq 0 ]; then
+        as_user=(setpriv --inh-caps=-all --bounding-set=-dac_override,-dac_read_search)
+        "${as_user[@]}" true 2>/dev/null || skip "root here cannot drop the capabilities that read a mode-000 directory"
+    fi
+    run_split "${as_user[@]}" "$BIN/chlocal" --config-file unread/config.xml -q "SELECT 1"
+    local engine_status=$status engine_err=$stderr_text
+    run_split "${as_user[@]}" "$SC" layout --config unread/config.xml --cluster w305
+    chmod 755 unread/config.d
+    [ "$engine_status" -ne 0 ]
+    [[ $engine_err == *"Permission denied"* ]]
+    [ "$status" -eq 2 ]
+    [ "$stderr_text" = "shard-check: unread/config.d: Permission denied" ]
+    # a dangling symlink or a file named config.d, a dangling x.xml or a directory d.xml inside
+    # it: the server skips each, and so does the tool
+    mkdir dangling filed skip
+    cp "$FIX/w305.xml" dangling/config.xml
+    cp "$FIX/w305.xml" filed/config.xml
+    cp "$FIX/w305.xml" skip/config.xml
+    ln -s "$PWD/nowhere" dangling/config.d
+    echo junk >filed/config.d
+    mkdir -p skip/config.d/d.xml
+    ln -s "$PWD/nowhere" skip/config.d/x.xml
+    layout_vs_engine dangling/config.xml dangling/config.xml w305
+    layout_vs_engine filed/config.xml filed/config.xml w305
+    layout_vs_engine skip/config.xml skip/config.xml w305
+}
+
+@test "an <include incl=.../> inside a cluster is not resolved: exit 2 pointing to a system.clusters dump, never another layout" {
+    run_split "$SC" layout --config "$FIX/include.xml" --cluster incl
+    [ "$status" -eq 2 ]
+    [[ $stderr_text == *"does not resolve; pass a system.clusters dump"* ]]
+}

@@ -32,8 +32,11 @@ typedef struct xn {
     char *name;
     char *text;
     size_t text_len;
-    int replace, remove;
-    char *incl; /* incl= / from_env= / from_zk= substitutions we cannot resolve */
+    int replace, remove, optional;
+    int misc;  /* a comment or processing instruction: a child node for the server's DOM */
+    int raw;   /* text set from the environment: taken verbatim, not trimmed */
+    int n_subst; /* how many of incl= / from_zk= / from_env= the element carries */
+    char *subst, *subst_val; /* the last of them: its attribute name and value */
     struct xn **kids;
     size_t n_kids, cap_kids;
     struct xn *parent;
@@ -48,7 +51,8 @@ static void xn_free(xn *n)
     free(n->kids);
     free(n->name);
     free(n->text);
-    free(n->incl);
+    free(n->subst);
+    free(n->subst_val);
     free(n);
 }
 
@@ -88,10 +92,21 @@ static void x_start(void *ud, const XML_Char *name, const XML_Char **attrs)
             n->replace = 1;
         else if (!strcmp(attrs[i], "remove"))
             n->remove = 1;
+        else if (!strcmp(attrs[i], "optional"))
+            n->optional = 1;
         else if (!strcmp(attrs[i], "incl") || !strcmp(attrs[i], "from_env") ||
                  !strcmp(attrs[i], "from_zk")) {
-            free(n->incl);
-            n->incl = strdup(attrs[i]);
+            free(n->subst);
+            free(n->subst_val);
+            n->subst = strdup(attrs[i]);
+            n->subst_val = strdup(attrs[i + 1]);
+            n->n_subst++;
+            if (!n->subst || !n->subst_val) {
+                xn_free(n);
+                xp->oom = 1;
+                XML_StopParser(xp->p, XML_FALSE);
+                return;
+            }
         }
     }
     if (!xp->root)
@@ -131,6 +146,25 @@ static void x_text(void *ud, const XML_Char *s, int len)
     n->text = t;
 }
 
+static void x_misc(void *ud)
+{
+    xparse *xp = ud;
+    if (xp->cur)
+        xp->cur->misc = 1;
+}
+
+static void x_comment(void *ud, const XML_Char *s)
+{
+    (void)s;
+    x_misc(ud);
+}
+
+static void x_pi(void *ud, const XML_Char *target, const XML_Char *data)
+{
+    (void)target, (void)data;
+    x_misc(ud);
+}
+
 static int parse_xml(const char *path, const char *data, size_t len, xn **out, sc_err *err)
 {
     xparse xp = {0};
@@ -140,6 +174,8 @@ static int parse_xml(const char *path, const char *data, size_t len, xn **out, s
     XML_SetUserData(xp.p, &xp);
     XML_SetElementHandler(xp.p, x_start, x_end);
     XML_SetCharacterDataHandler(xp.p, x_text);
+    XML_SetCommentHandler(xp.p, x_comment);
+    XML_SetProcessingInstructionHandler(xp.p, x_pi);
     int rc = SC_OK;
     if (XML_Parse(xp.p, data, (int)len, XML_TRUE) == XML_STATUS_ERROR || xp.oom) {
         if (xp.oom) {
@@ -166,60 +202,195 @@ static int parse_xml(const char *path, const char *data, size_t len, xn **out, s
     return rc;
 }
 
-/* ClickHouse's ConfigProcessor::mergeRecursive, in substance: a child of `with` replaces,
- * removes or merges into the first not-yet-matched same-named child of `into`; unmatched
- * children are appended; text of `with` replaces text of `into`. Takes ownership of with. */
+static int is_blank(const char *t, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (t[i] != ' ' && t[i] != '\t' && t[i] != '\n' && t[i] != '\r')
+            return 0;
+    return 1;
+}
+
+/* Whether the server's DOM node would have child nodes: text (blanks too), comments, elements. */
+static int has_content(const xn *n)
+{
+    if (n->text_len || n->misc)
+        return 1;
+    for (size_t i = 0; i < n->n_kids; i++)
+        if (n->kids[i])
+            return 1;
+    return 0;
+}
+
+/* deleteAttributesRecursive: an element pasted in as is loses replace="…" below its top. */
+static void clear_replace_below(xn *n)
+{
+    for (size_t i = 0; i < n->n_kids; i++)
+        if (n->kids[i]) {
+            n->kids[i]->replace = 0;
+            clear_replace_below(n->kids[i]);
+        }
+}
+
+/* ClickHouse's ConfigProcessor::mergeRecursive, in substance: the non-blank text of `into` goes
+ * and the text of `with` is appended; a child of `with` replaces, removes or merges into the
+ * first not-yet-matched same-named child of `into` (its attributes copied over, the target's
+ * substitutions dropped when the source has a value); unmatched children are appended.
+ * Takes ownership of with. */
 static int merge(xn *into, xn *with)
 {
     size_t n0 = into->n_kids;
     char *matched = calloc(n0 ? n0 : 1, 1);
     if (!matched)
         return -1;
-    if (with->text_len) {
-        int blank = 1;
-        for (size_t i = 0; i < with->text_len; i++)
-            if (!isspace((unsigned char)with->text[i]))
-                blank = 0;
-        if (!blank) {
-            free(into->text);
-            into->text = with->text;
-            into->text_len = with->text_len;
-            with->text = NULL;
-            with->text_len = 0;
-        }
+    if (into->text_len && !is_blank(into->text, into->text_len)) {
+        free(into->text);
+        into->text = NULL;
+        into->text_len = 0;
     }
+    if (with->text_len) {
+        char *t = realloc(into->text, into->text_len + with->text_len + 1);
+        if (!t) {
+            free(matched);
+            return -1;
+        }
+        memcpy(t + into->text_len, with->text, with->text_len);
+        into->text_len += with->text_len;
+        t[into->text_len] = 0;
+        into->text = t;
+    }
+    into->raw = 0;
+    into->misc |= with->misc;
     int rc = 0;
     for (size_t i = 0; i < with->n_kids; i++) {
         xn *w = with->kids[i];
         with->kids[i] = NULL;
+        if (!w)
+            continue;
         size_t j;
         for (j = 0; j < n0; j++)
             if (!matched[j] && into->kids[j] && !strcmp(into->kids[j]->name, w->name))
                 break;
         if (j < n0) {
             matched[j] = 1;
+            xn *t = into->kids[j];
             if (w->remove) {
-                xn_free(into->kids[j]);
+                xn_free(t);
                 into->kids[j] = NULL;
                 xn_free(w);
             } else if (w->replace) {
-                xn_free(into->kids[j]);
+                xn_free(t);
                 into->kids[j] = w;
                 w->parent = into;
-            } else if (merge(into->kids[j], w) != 0) {
-                rc = -1;
+            } else {
+                if (has_content(w)) {
+                    free(t->subst);
+                    free(t->subst_val);
+                    t->subst = t->subst_val = NULL;
+                    t->n_subst = 0;
+                }
+                if (w->subst) { /* mergeAttributes: setAttribute for each of the source's */
+                    if (t->subst && strcmp(t->subst, w->subst))
+                        t->n_subst += w->n_subst;
+                    else if (w->n_subst > t->n_subst)
+                        t->n_subst = w->n_subst;
+                    free(t->subst);
+                    free(t->subst_val);
+                    t->subst = w->subst;
+                    t->subst_val = w->subst_val;
+                    w->subst = w->subst_val = NULL;
+                }
+                t->optional |= w->optional;
+                if (merge(t, w) != 0)
+                    rc = -1;
             }
         } else if (w->remove) {
             xn_free(w);
-        } else if (xn_add(into, w) != 0) {
-            xn_free(w);
-            rc = -1;
+        } else {
+            clear_replace_below(w);
+            if (xn_add(into, w) != 0) {
+                xn_free(w);
+                rc = -1;
+            }
         }
     }
     free(matched);
     with->n_kids = 0;
     xn_free(with);
     return rc;
+}
+
+/* ConfigProcessor::doIncludesRecursive for from_env=, after the merge: the element takes the
+ * variable's value from this process's environment (replace="…" first drops its content); an
+ * unset variable leaves it as written (the server logs a warning) or, with optional="…",
+ * removes it. Element content without replace="…" is refused, as the server refuses it. */
+static int resolve_env(xn *n, const char *path, sc_err *err)
+{
+    for (size_t i = 0; i < n->n_kids; i++) {
+        xn *k = n->kids[i];
+        if (!k)
+            continue;
+        if (k->n_subst > 1) {
+            sc_err_set(err, "an element carries more than one of incl=, from_zk=, from_env=: ClickHouse "
+                            "refuses to load such a config", path, 0, 0);
+            return SC_E_INPUT;
+        }
+        if (k->subst && !strcmp(k->subst, "from_env")) {
+            if (has_content(k) && !k->replace) {
+                sc_err_set(err, "an element with from_env= has a value but no replace=\"1\": ClickHouse "
+                                "refuses to load such a config (can't process from_env substitution)",
+                           path, 0, 0);
+                return SC_E_INPUT;
+            }
+            const char *v = getenv(k->subst_val);
+            if (!v && k->optional) {
+                xn_free(k);
+                n->kids[i] = NULL;
+                continue;
+            }
+            if (v) {
+                if (strpbrk(v, "<&")) {
+                    sc_err_set(err, "a from_env= variable holds XML markup ('<' or '&'), which this tool "
+                                    "does not parse: pass a system.clusters dump (TSVWithNames)", path, 0, 0);
+                    return SC_E_INPUT;
+                }
+                if (k->replace) {
+                    for (size_t j = 0; j < k->n_kids; j++)
+                        xn_free(k->kids[j]);
+                    k->n_kids = 0;
+                    free(k->text);
+                    k->text = NULL;
+                    k->text_len = 0;
+                    k->misc = 0;
+                }
+                size_t vl = strlen(v);
+                if (!(k->text = malloc(vl + 1)))
+                    return SC_E_NOMEM;
+                memcpy(k->text, v, vl + 1);
+                k->text_len = vl;
+                k->raw = 1;
+                free(k->subst);
+                free(k->subst_val);
+                k->subst = k->subst_val = NULL;
+                k->n_subst = 0;
+                continue;
+            }
+        }
+        int rc = resolve_env(k, path, err);
+        if (rc != SC_OK)
+            return rc;
+    }
+    return SC_OK;
+}
+
+/* An incl=/from_zk= substitution or <include> left in the subtree (this tool resolves neither). */
+static int unresolved(const xn *n)
+{
+    if ((n->subst && strcmp(n->subst, "from_env")) || !strcmp(n->name, "include"))
+        return 1;
+    for (size_t i = 0; i < n->n_kids; i++)
+        if (n->kids[i] && unresolved(n->kids[i]))
+            return 1;
+    return 0;
 }
 
 /* remove="1" elements that matched nothing (or sat in the first file) are not config. */
@@ -250,9 +421,9 @@ static const char *leaf(const xn *n, char *buf, size_t cap)
 {
     size_t len = n && n->text ? n->text_len : 0;
     const char *s = n && n->text ? n->text : "";
-    while (len && isspace((unsigned char)*s))
+    while (len && !n->raw && isspace((unsigned char)*s))
         s++, len--;
-    while (len && isspace((unsigned char)s[len - 1]))
+    while (len && !n->raw && isspace((unsigned char)s[len - 1]))
         len--;
     if (len >= cap)
         len = cap - 1;
@@ -263,43 +434,67 @@ static const char *leaf(const xn *n, char *buf, size_t cap)
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Appends the merge files of one directory (*.xml, *.conf), sorted, to list. */
-static int list_dir(const char *dir, char ***list, size_t *n)
+static int ext_is(const char *name, size_t l, const char *ext)
 {
-    DIR *d = opendir(dir);
-    if (!d)
+    size_t e = strlen(ext);
+    return l > e && !strcasecmp(name + l - e, ext);
+}
+
+/* Appends the merge files of one directory to list, as ConfigProcessor::getConfigMergeFiles
+ * picks them: regular files (symlinks followed) whose extension is .xml or .conf in any case,
+ * not starting with a dot. A missing path or a non-directory is skipped, as the server skips it;
+ * a directory that cannot be read is an error (the server fails to start). -2: a YAML file. */
+static int list_dir(const char *dir, char ***list, size_t *n, sc_err *err)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return 0;
+        sc_err_set(err, strerror(errno), dir, 0, 0);
+        return -3;
+    }
+    if (!S_ISDIR(st.st_mode))
         return 0;
-    size_t start = *n;
+    DIR *d = opendir(dir);
+    if (!d) {
+        sc_err_set(err, strerror(errno), dir, 0, 0);
+        return -3;
+    }
     struct dirent *e;
     int rc = 0;
     while ((e = readdir(d))) {
         size_t l = strlen(e->d_name);
-        if (e->d_name[0] != '.' && ((l > 5 && !strcmp(e->d_name + l - 5, ".yaml")) ||
-                                    (l > 4 && !strcmp(e->d_name + l - 4, ".yml")))) {
+        if (e->d_name[0] == '.')
+            continue;
+        int yaml = ext_is(e->d_name, l, ".yaml") || ext_is(e->d_name, l, ".yml");
+        if (!yaml && !ext_is(e->d_name, l, ".xml") && !ext_is(e->d_name, l, ".conf"))
+            continue;
+        size_t need = strlen(dir) + l + 2;
+        char *full = malloc(need);
+        if (!full) {
+            rc = -1;
+            break;
+        }
+        snprintf(full, need, "%s/%s", dir, e->d_name);
+        if (stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(full);
+            continue;
+        }
+        if (yaml) {
+            free(full);
             rc = -2; /* the server would merge it; silently skipping it could hide remote_servers */
             break;
         }
-        if (e->d_name[0] == '.' || !((l > 4 && !strcmp(e->d_name + l - 4, ".xml")) ||
-                                     (l > 5 && !strcmp(e->d_name + l - 5, ".conf"))))
-            continue;
         char **nl = realloc(*list, (*n + 1) * sizeof *nl);
         if (!nl) {
+            free(full);
             rc = -1;
             break;
         }
         *list = nl;
-        size_t need = strlen(dir) + l + 2;
-        if (!(nl[*n] = malloc(need))) {
-            rc = -1;
-            break;
-        }
-        snprintf(nl[*n], need, "%s/%s", dir, e->d_name);
-        ++*n;
+        nl[(*n)++] = full;
     }
     closedir(d);
-    /* An empty directory leaves *list NULL, and qsort of a NULL base is undefined even for 0. */
-    if (*n > start)
-        qsort(*list + start, *n - start, sizeof **list, cmp_str);
     return rc;
 }
 
@@ -315,8 +510,10 @@ static int file_exists(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Loads the merged XML config: FILE plus its sibling conf.d/ and config.d/; a directory holding
- * config.xml likewise; any other directory is taken as a set of merge files. */
+/* Loads the merged XML config: FILE plus the merge directories the server reads next to it,
+ * FILE's stem with .d (config.xml: config.d/, prod.xml: prod.d/) and conf.d/, all their files
+ * sorted by path; a directory holding config.xml likewise; any other directory is taken as a
+ * set of merge files. from_env= substitutions are then resolved from this environment. */
 static int load_xml_tree(const char *path, xn **out, sc_err *err)
 {
     char main_file[4096] = "", dir[4096];
@@ -328,7 +525,7 @@ static int load_xml_tree(const char *path, xn **out, sc_err *err)
         snprintf(main_file, sizeof main_file, "%s/config.xml", path);
         if (!file_exists(main_file)) {
             main_file[0] = 0;
-            rc = list_dir(dir, &files, &n_files);
+            rc = list_dir(dir, &files, &n_files, err);
         }
     } else {
         snprintf(main_file, sizeof main_file, "%s", path);
@@ -340,14 +537,27 @@ static int load_xml_tree(const char *path, xn **out, sc_err *err)
             snprintf(dir, sizeof dir, ".");
     }
     if (rc == SC_OK && main_file[0]) {
-        char sub[4200];
-        snprintf(sub, sizeof sub, "%s/conf.d", dir);
-        rc = list_dir(sub, &files, &n_files);
-        snprintf(sub, sizeof sub, "%s/config.d", dir);
-        if (rc == SC_OK)
-            rc = list_dir(sub, &files, &n_files);
+        /* std::filesystem's replace_extension("d") on the main file's name */
+        const char *base = strrchr(main_file, '/');
+        base = base ? base + 1 : main_file;
+        char stem[4096];
+        snprintf(stem, sizeof stem, "%s", base);
+        char *dot = strrchr(stem, '.');
+        if (dot && dot != stem && strcmp(stem, ".."))
+            *dot = 0;
+        char sub[2][8300];
+        snprintf(sub[0], sizeof sub[0], "%s/%s.d", dir, stem);
+        snprintf(sub[1], sizeof sub[1], "%s/conf.d", dir);
+        rc = list_dir(sub[0], &files, &n_files, err);
+        if (rc == SC_OK && strcmp(sub[0], sub[1]))
+            rc = list_dir(sub[1], &files, &n_files, err);
     }
-    if (rc == -2) {
+    /* An empty list leaves files NULL, and qsort of a NULL base is undefined even for 0. */
+    if (rc == SC_OK && n_files)
+        qsort(files, n_files, sizeof *files, cmp_str);
+    if (rc == -3) {
+        rc = SC_E_INPUT;
+    } else if (rc == -2) {
         sc_err_set(err, "YAML config files are not read here: pass a system.clusters dump (TSVWithNames) "
                         "or the XML", dir, 0, 0);
         rc = SC_E_INPUT;
@@ -388,6 +598,11 @@ static int load_xml_tree(const char *path, xn **out, sc_err *err)
         return rc;
     }
     drop_removed(root);
+    rc = resolve_env(root, path, err);
+    if (rc != SC_OK) {
+        xn_free(root);
+        return rc;
+    }
     *out = root;
     return SC_OK;
 }
@@ -533,9 +748,9 @@ static int load_xml(const char *path, const char *name, sc_cluster *out, sc_err 
         return rc;
     const xn *rs = child(root, "remote_servers");
     const xn *cl = rs ? child(rs, name) : NULL;
-    if (rs && rs->incl && !rs->n_kids) {
-        sc_err_set(err, "<remote_servers> comes from an incl/from_env/from_zk substitution this tool "
-                        "does not resolve; pass the file that defines it, or a system.clusters dump",
+    if (rs && unresolved(rs)) {
+        sc_err_set(err, "<remote_servers> uses an incl=/from_zk= substitution or <include>, which this tool "
+                        "does not resolve; pass a system.clusters dump (TSVWithNames) from the server",
                    path, 0, 0);
         rc = SC_E_INPUT;
     } else if (!cl) {
@@ -695,7 +910,7 @@ int sc_layout_load(const char *path, const char *name, sc_cluster *out, sc_err *
             sc_err_set(err, strerror(errno), path, 0, 0);
             return SC_E_INPUT;
         }
-        size_t i = 0;
+        size_t i = len >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3) ? 3 : 0; /* a UTF-8 BOM */
         while (i < len && isspace((unsigned char)data[i]))
             i++;
         if (i < len && data[i] == '<') {
