@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,21 +27,27 @@ int io_write_all(int fd, const void *p, size_t n)
     return 0;
 }
 
-int io_read_fd(int fd, char **data, size_t *len)
+/* Reads up to max bytes (then -EFBIG if one more comes). */
+static int read_fd_max(int fd, size_t max, char **data, size_t *len)
 {
     size_t cap = 1 << 16, n = 0;
     char *b = malloc(cap);
     if (!b)
         return -(errno = ENOMEM);
     for (;;) {
+        if (n > max) {
+            free(b);
+            return -(errno = EFBIG);
+        }
         if (n + 1 >= cap) { /* keep a byte for the terminator */
-            char *nb = realloc(b, cap * 2);
+            size_t nc = max < SIZE_MAX / 2 && cap * 2 > max + 2 ? max + 2 : cap * 2;
+            char *nb = realloc(b, nc);
             if (!nb) {
                 free(b);
                 return -(errno = ENOMEM);
             }
             b = nb;
-            cap *= 2;
+            cap = nc;
         }
         ssize_t r = read(fd, b + n, cap - 1 - n);
         if (r < 0 && errno == EINTR)
@@ -60,12 +67,22 @@ int io_read_fd(int fd, char **data, size_t *len)
     return 0;
 }
 
+int io_read_fd(int fd, char **data, size_t *len)
+{
+    return read_fd_max(fd, SIZE_MAX - 2, data, len);
+}
+
 int io_read_path(const char *path, char **data, size_t *len)
+{
+    return io_read_path_max(path, SIZE_MAX - 2, data, len);
+}
+
+int io_read_path_max(const char *path, size_t max, char **data, size_t *len)
 {
     int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
-    int rc = io_read_fd(fd, data, len);
+    int rc = read_fd_max(fd, max, data, len);
     if (fd != STDIN_FILENO) {
         int e = errno;
         close(fd);

@@ -16,4 +16,8 @@ int io_read_fd(int fd, char **data, size_t *len);
 /* io_read_fd on a file opened by path; "-" is standard input. */
 int io_read_path(const char *path, char **data, size_t *len);
 
+/* io_read_path reading at most max bytes: -EFBIG (errno set) when there is more, having read
+ * only max + 1 (a pipe or /dev/zero cannot make it grow without bound). */
+int io_read_path_max(const char *path, size_t max, char **data, size_t *len);
+
 #endif

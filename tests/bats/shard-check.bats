@@ -491,3 +491,79 @@ layout_vs_engine() {
     [ "$status" -eq 2 ]
     [[ $stderr_text == *"does not resolve; pass a system.clusters dump"* ]]
 }
+
+@test "a config from a pipe or /dev/stdin is read once; over 64 MiB, or /dev/zero, exits 2 with one line" {
+    "$SC" layout --config "$FIX/w305.xml" --cluster w305 >want
+    run_split bash -c 'cat "$1" | "$2" layout --config /dev/stdin --cluster w305' _ "$FIX/w305.xml" "$SC"
+    [ "$status" -eq 0 ]
+    [ "$output" = "$(cat want)" ]
+    run_split bash -c 'cat "$1" | "$2" layout --config - --cluster w305' _ "$FIX/w305.xml" "$SC"
+    [ "$status" -eq 0 ]
+    [ "$output" = "$(cat want)" ]
+    # exactly 64 MiB is read; one byte more is refused, from a file or from a pipe
+    local head='<clickhouse><remote_servers><w><shard><replica><host>h</host><port>1</port></replica></shard></w></remote_servers><!--'
+    local tail='--></clickhouse>'
+    { printf '%s' "$head"; head -c $((64 * 1048576 - ${#head} - ${#tail})) /dev/zero | tr '\0' x; printf '%s' "$tail"; } >big.xml
+    [ "$(stat -c %s big.xml)" -eq $((64 * 1048576)) ]
+    run_split "$SC" layout --config big.xml --cluster w
+    [ "$status" -eq 0 ]
+    printf '\n' >>big.xml
+    run_split "$SC" layout --config big.xml --cluster w
+    [ "$status" -eq 2 ]
+    [ "$stderr_text" = "shard-check: big.xml: the config is larger than 64 MiB: not a server config this tool reads" ]
+    run_split bash -c 'cat big.xml | "$1" layout --config /dev/stdin --cluster w' _ "$SC"
+    [ "$status" -eq 2 ]
+    [ "$(wc -l <<<"$stderr_text")" -eq 1 ]
+    rm big.xml
+    # an endless input stops at the cap, in bounded memory
+    run_split bash -c 'ulimit -v 524288; exec "$0" "$@"' "$SC" layout --config /dev/zero --cluster w
+    [ "$status" -eq 2 ]
+    [ "$stderr_text" = "shard-check: /dev/zero: the config is larger than 64 MiB: not a server config this tool reads" ]
+}
+
+@test "a config nested 1 000 000 levels deep exits 2 with one line, never a crash; 900 levels still load" {
+    awk 'BEGIN {printf "<clickhouse>"; for (i = 0; i < 1000000; i++) printf "<a>";
+        for (i = 0; i < 1000000; i++) printf "</a>"; print "</clickhouse>"}' >deep.xml
+    run_split "$SC" layout --config deep.xml --cluster w
+    [ "$status" -eq 2 ]
+    [ "$(wc -l <<<"$stderr_text")" -eq 1 ]
+    [[ $stderr_text == *"elements nested deeper than 1000 levels"* ]]
+    # the same depth in a merge file
+    mkdir -p merged/config.d
+    cp "$FIX/w305.xml" merged/config.xml
+    cp deep.xml merged/config.d/deep.xml
+    run_split "$SC" layout --config merged/config.xml --cluster w305
+    [ "$status" -eq 2 ]
+    [[ $stderr_text == *"merged/config.d/deep.xml:"*"nested deeper than 1000 levels"* ]]
+    # a deep but bounded config beside remote_servers: read, merged and freed as usual
+    awk 'BEGIN {printf "<clickhouse><x>"; for (i = 0; i < 900; i++) printf "<a>";
+        for (i = 0; i < 900; i++) printf "</a>"; print "</x></clickhouse>"}' >merged/config.d/deep.xml
+    layout_vs_engine merged/config.xml merged/config.xml w305
+}
+
+@test "route with weights 500000000,1,0,3000000000: the engine's slot arithmetic in SQL, in bounded memory" {
+    # the engine's slot table would hold 3 500 000 001 entries; the tool holds one bound per shard
+    chlocal -q "SELECT s, multiIf(h % 3500000001 < 500000000, 1, h % 3500000001 < 500000001, 2, 4)
+        FROM (SELECT concat('ORD-', toString(number), randomPrintableASCII(number % 7)) AS s, cityHash64(s) AS h
+        FROM numbers(100000)) INTO OUTFILE 'want.tsv' FORMAT TSV"
+    cut -f1 want.tsv | bash -c 'ulimit -v 262144; exec "$0" "$@"' "$SC" route --config "$FIX/huge-weight.xml" --cluster huge >ours
+    cut -f2 want.tsv >theirs
+    [ "$(mismatches ours theirs)" -eq 0 ]
+    [ "$(grep -c '^1$' theirs)" -gt 10000 ]
+    [ "$(grep -c '^4$' theirs)" -gt 80000 ]
+    "$SC" layout --config "$FIX/huge-weight.xml" --cluster huge >report
+    grep -q $'^shard 2\tweight 1\tslot 500000000\t' report
+    grep -q $'^shard 4\tweight 3000000000\tslots 500000001-3500000000\t' report
+}
+
+@test "layout escapes host names TSV-style (\\n \\t \\\\), as system.clusters in TSV does: no forged lines" {
+    chlocal --config-file "$FIX/escaped-host.xml" -q "SELECT concat(host_name, ':', toString(port))
+        FROM system.clusters WHERE cluster = 'esc' ORDER BY shard_num FORMAT TSV" >engine
+    run_split "$SC" layout --config "$FIX/escaped-host.xml" --cluster esc
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -eq 3 ]
+    [ "${lines[1]}" = $'shard 1\tweight 1\tslot 0\tinternal_replication false\treplicas evil\\nshard 9\\tweight 1:9000' ]
+    [ "${lines[2]}" = $'shard 2\tweight 1\tslot 1\tinternal_replication false\treplicas back\\\\slash:9000' ]
+    # the replica fields are the engine's own TSV escaping of host_name
+    printf '%s\n' "${lines[@]:1}" | sed 's/.*\treplicas //' | diff - engine
+}

@@ -102,6 +102,17 @@ static void test_read_path(void)
     CHECK_EQ_INT(len, 3);
     CHECK(got && memcmp(got, "a\0b", 4) == 0);
     free(got);
+    /* a cap: exactly max bytes read, one more refused */
+    got = NULL;
+    CHECK_EQ_INT(io_read_path_max(name, 3, &got, &len), 0);
+    CHECK(len == 3 && got && memcmp(got, "a\0b", 4) == 0);
+    free(got);
+    got = NULL;
+    CHECK_EQ_INT(io_read_path_max(name, 2, &got, &len), -EFBIG);
+    CHECK(got == NULL);
+    got = NULL;
+    CHECK_EQ_INT(io_read_path_max("/dev/zero", 100000, &got, &len), -EFBIG);
+    CHECK(got == NULL);
     unlink(name);
 }
 

@@ -8,11 +8,16 @@
 #include <dirent.h>
 #include <errno.h>
 #include <expat.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#define SC_CONFIG_MAX_MIB 64
+#define SC_CONFIG_MAX ((size_t)SC_CONFIG_MAX_MIB << 20)
 
 void sc_err_set(sc_err *err, const char *msg, const char *where, long line, long col)
 {
@@ -24,6 +29,27 @@ void sc_err_set(sc_err *err, const char *msg, const char *where, long line, long
     err->where[n] = 0;
     err->line = line;
     err->col = col;
+}
+
+/* Every walk over the element tree below the parse (merge, from_env, checks) recurses once per
+ * level: the parse refuses deeper nesting, so the stack they use stays small. */
+#define SC_XML_MAX_DEPTH 1000
+#define SC_STR_(x) #x
+#define SC_STR(x) SC_STR_(x)
+
+/* Reads a config file (or pipe, or "-" for stdin) once, up to SC_CONFIG_MAX bytes: a larger one,
+ * or an endless /dev/zero, is refused before it can exhaust memory. 0, or -1 with err set. */
+static int read_config(const char *path, char **data, size_t *len, sc_err *err)
+{
+    int rc = io_read_path_max(path, SC_CONFIG_MAX, data, len);
+    if (rc == -EFBIG)
+        sc_err_set(err, "the config is larger than " SC_STR(SC_CONFIG_MAX_MIB) " MiB: not a server config "
+                        "this tool reads", path, 0, 0);
+    else if (rc == -ENOMEM)
+        sc_err_set(err, "out of memory reading the config", path, 0, 0);
+    else if (rc < 0)
+        sc_err_set(err, strerror(-rc), path, 0, 0);
+    return rc < 0 ? -1 : 0;
 }
 
 /* ---- a minimal element tree: enough for ClickHouse's config merge rules ---- */
@@ -42,18 +68,29 @@ typedef struct xn {
     struct xn *parent;
 } xn;
 
+/* Iterative, so that a config nested a million levels deep cannot exhaust the stack: descend
+ * into the last child (re-linking its parent on the way down), free a node once it has none. */
 static void xn_free(xn *n)
 {
-    if (!n)
-        return;
-    for (size_t i = 0; i < n->n_kids; i++)
-        xn_free(n->kids[i]);
-    free(n->kids);
-    free(n->name);
-    free(n->text);
-    free(n->subst);
-    free(n->subst_val);
-    free(n);
+    xn *top = n;
+    while (n) {
+        if (n->n_kids) {
+            xn *k = n->kids[--n->n_kids];
+            if (k) {
+                k->parent = n;
+                n = k;
+            }
+            continue;
+        }
+        xn *up = n == top ? NULL : n->parent;
+        free(n->kids);
+        free(n->name);
+        free(n->text);
+        free(n->subst);
+        free(n->subst_val);
+        free(n);
+        n = up;
+    }
 }
 
 static int xn_add(xn *parent, xn *kid)
@@ -74,12 +111,18 @@ static int xn_add(xn *parent, xn *kid)
 typedef struct {
     XML_Parser p;
     xn *root, *cur;
-    int oom;
+    int oom, too_deep;
+    size_t depth;
 } xparse;
 
 static void x_start(void *ud, const XML_Char *name, const XML_Char **attrs)
 {
     xparse *xp = ud;
+    if (++xp->depth > SC_XML_MAX_DEPTH) {
+        xp->too_deep = 1;
+        XML_StopParser(xp->p, XML_FALSE);
+        return;
+    }
     xn *n = calloc(1, sizeof *n);
     if (!n || !(n->name = strdup(name))) {
         free(n);
@@ -124,6 +167,7 @@ static void x_end(void *ud, const XML_Char *name)
 {
     (void)name;
     xparse *xp = ud;
+    xp->depth--;
     if (xp->cur)
         xp->cur = xp->cur->parent;
 }
@@ -180,6 +224,11 @@ static int parse_xml(const char *path, const char *data, size_t len, xn **out, s
     if (XML_Parse(xp.p, data, (int)len, XML_TRUE) == XML_STATUS_ERROR || xp.oom) {
         if (xp.oom) {
             rc = SC_E_NOMEM;
+        } else if (xp.too_deep) {
+            sc_err_set(err, "elements nested deeper than " SC_STR(SC_XML_MAX_DEPTH) " levels: not a server "
+                            "config this tool reads", path,
+                       (long)XML_GetCurrentLineNumber(xp.p), (long)XML_GetCurrentColumnNumber(xp.p) + 1);
+            rc = SC_E_INPUT;
         } else {
             /* expat's messages are static strings, fit for sc_err.msg */
             sc_err_set(err, XML_ErrorString(XML_GetErrorCode(xp.p)), path,
@@ -513,8 +562,9 @@ static int file_exists(const char *p)
 /* Loads the merged XML config: FILE plus the merge directories the server reads next to it,
  * FILE's stem with .d (config.xml: config.d/, prod.xml: prod.d/) and conf.d/, all their files
  * sorted by path; a directory holding config.xml likewise; any other directory is taken as a
- * set of merge files. from_env= substitutions are then resolved from this environment. */
-static int load_xml_tree(const char *path, xn **out, sc_err *err)
+ * set of merge files. from_env= substitutions are then resolved from this environment.
+ * main_data: FILE's bytes when the caller has read them already (a pipe can be read only once). */
+static int load_xml_tree(const char *path, const char *main_data, size_t main_len, xn **out, sc_err *err)
 {
     char main_file[4096] = "", dir[4096];
     char **files = NULL;
@@ -569,15 +619,16 @@ static int load_xml_tree(const char *path, xn **out, sc_err *err)
         const char *f = i == 0 ? main_file : files[i - 1];
         if (!f[0])
             continue;
-        char *data;
+        char *data = NULL;
         size_t len;
-        if (io_read_path(f, &data, &len) != 0) {
-            sc_err_set(err, strerror(errno), f, 0, 0);
+        if (i == 0 && main_data) {
+            len = main_len;
+        } else if (read_config(f, &data, &len, err) != 0) {
             rc = SC_E_INPUT;
             break;
         }
         xn *t = NULL;
-        rc = parse_xml(f, data, len, &t, err);
+        rc = parse_xml(f, data ? data : main_data, len, &t, err);
         free(data);
         if (rc != SC_OK)
             break;
@@ -740,10 +791,11 @@ static int add_other(sc_cluster *out, const char *name)
     return 0;
 }
 
-static int load_xml(const char *path, const char *name, sc_cluster *out, sc_err *err)
+static int load_xml(const char *path, const char *data, size_t len, const char *name, sc_cluster *out,
+                    sc_err *err)
 {
     xn *root = NULL;
-    int rc = load_xml_tree(path, &root, err);
+    int rc = load_xml_tree(path, data, len, &root, err);
     if (rc != SC_OK)
         return rc;
     const xn *rs = child(root, "remote_servers");
@@ -902,19 +954,17 @@ int sc_layout_load(const char *path, const char *name, sc_cluster *out, sc_err *
         return SC_E_NOMEM;
     int rc;
     if (is_dir(path)) {
-        rc = load_xml(path, name, out, err);
+        rc = load_xml(path, NULL, 0, name, out, err);
     } else {
         char *data;
         size_t len;
-        if (io_read_path(path, &data, &len) != 0) {
-            sc_err_set(err, strerror(errno), path, 0, 0);
+        if (read_config(path, &data, &len, err) != 0)
             return SC_E_INPUT;
-        }
         size_t i = len >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3) ? 3 : 0; /* a UTF-8 BOM */
         while (i < len && isspace((unsigned char)data[i]))
             i++;
         if (i < len && data[i] == '<') {
-            rc = load_xml(path, name, out, err);
+            rc = load_xml(path, data, len, name, out, err);
         } else if (len >= 8 && !memcmp(data, "cluster\t", 8) && !memchr(data, 0, len)) {
             rc = load_tsv(path, data, len, name, out, err);
         } else {
@@ -943,6 +993,25 @@ void sc_cluster_free(sc_cluster *c)
     memset(c, 0, sizeof *c);
 }
 
+void sc_fput_escaped(const char *s, FILE *out)
+{
+    for (; *s; s++) {
+        const char *e = NULL;
+        switch (*s) {
+        case '\\': e = "\\\\"; break;
+        case '\t': e = "\\t"; break;
+        case '\n': e = "\\n"; break;
+        case '\r': e = "\\r"; break;
+        case '\b': e = "\\b"; break;
+        case '\f': e = "\\f"; break;
+        }
+        if (e)
+            fputs(e, out);
+        else
+            fputc(*s, out);
+    }
+}
+
 size_t sc_layout_check(const sc_cluster *c, int replicated, FILE *out)
 {
     size_t problems = 0;
@@ -962,10 +1031,12 @@ size_t sc_layout_check(const sc_cluster *c, int replicated, FILE *out)
                 for (size_t l = 0; l < (k == i ? j : c->shards[k].n_replicas); l++)
                     if (c->shards[k].replicas[l].port == r->port &&
                         !strcasecmp(c->shards[k].replicas[l].host, r->host)) {
-                        fprintf(out, "cluster %s: %s:%u is listed twice (shard %zu and shard %zu): one server "
+                        fprintf(out, "cluster %s: ", c->name);
+                        sc_fput_escaped(r->host, out);
+                        fprintf(out, ":%u is listed twice (shard %zu and shard %zu): one server "
                                      "would hold two shards' rows in the same local table, so an order's "
                                      "versions could meet or be counted twice\n",
-                                c->name, r->host, r->port, k + 1, i + 1);
+                                r->port, k + 1, i + 1);
                         problems++;
                         first = 0;
                         break;
@@ -995,7 +1066,9 @@ void sc_layout_report(const sc_cluster *c, FILE *out)
     uint64_t total = 0;
     for (size_t i = 0; i < c->n_shards; i++)
         total += c->shards[i].weight;
-    fprintf(out, "cluster %s: %zu shards, total weight %llu", c->name, c->n_shards, (unsigned long long)total);
+    fputs("cluster ", out);
+    sc_fput_escaped(c->name, out);
+    fprintf(out, ": %zu shards, total weight %llu", c->n_shards, (unsigned long long)total);
     if (total)
         fprintf(out, " (a row goes to the shard owning slot cityHash64(key) %% %llu)\n", (unsigned long long)total);
     else
@@ -1013,8 +1086,11 @@ void sc_layout_report(const sc_cluster *c, FILE *out)
         at += s->weight;
         fprintf(out, "internal_replication %s\treplicas",
                 s->internal_replication < 0 ? "unknown" : s->internal_replication ? "true" : "false");
-        for (size_t j = 0; j < s->n_replicas; j++)
-            fprintf(out, " %s:%u", s->replicas[j].host, s->replicas[j].port);
+        for (size_t j = 0; j < s->n_replicas; j++) {
+            fputc(' ', out);
+            sc_fput_escaped(s->replicas[j].host, out);
+            fprintf(out, ":%u", s->replicas[j].port);
+        }
         fputc('\n', out);
     }
 }

@@ -50,6 +50,11 @@ void sc_cluster_free(sc_cluster *c);
  * Writes one line per problem to out; returns the number of problems. */
 size_t sc_layout_check(const sc_cluster *c, int replicated, FILE *out);
 
+/* Writes s with TSV escaping (as ClickHouse's TSV writer): backslash, tab, line feed, carriage
+ * return, backspace and form feed as \\ \t \n \r \b \f, so that a host name holding them
+ * (legal in XML) cannot forge a line or a field of the output. */
+void sc_fput_escaped(const char *s, FILE *out);
+
 /* Writes the human report: shards, weights, replicas and the slot range each shard owns. */
 void sc_layout_report(const sc_cluster *c, FILE *out);
 

@@ -91,8 +91,10 @@ static int load_cluster(const options *o, sc_cluster *c)
     int rc = sc_layout_load(o->config, o->cluster, c, &e);
     if (rc == SC_E_CHECK) {
         fprintf(stderr, "shard-check: %s: cluster %s not found (%s)", o->config, o->cluster, e.msg);
-        for (size_t i = 0; i < c->n_others; i++)
-            fprintf(stderr, "%s%s", i ? ", " : "; clusters there: ", c->others[i]);
+        for (size_t i = 0; i < c->n_others; i++) {
+            fputs(i ? ", " : "; clusters there: ", stderr);
+            sc_fput_escaped(c->others[i], stderr);
+        }
         fputc('\n', stderr);
         return 1;
     }

@@ -14,17 +14,16 @@
 int sc_slots_build(const sc_cluster *c, sc_slots *s)
 {
     memset(s, 0, sizeof *s);
-    size_t total = 0;
+    uint64_t total = 0;
     for (size_t i = 0; i < c->n_shards; i++)
         total += c->shards[i].weight;
     if (total == 0)
         return SC_E_CHECK;
-    if (!(s->slot = malloc(total * sizeof *s->slot)))
+    if (!(s->cum = malloc(c->n_shards * sizeof *s->cum)))
         return SC_E_NOMEM;
-    size_t at = 0;
+    uint64_t at = 0;
     for (size_t i = 0; i < c->n_shards; i++)
-        for (unsigned w = 0; w < c->shards[i].weight; w++)
-            s->slot[at++] = (uint32_t)i;
+        s->cum[i] = at += c->shards[i].weight;
     s->n = total;
     s->n_shards = c->n_shards;
     return SC_OK;
@@ -32,7 +31,7 @@ int sc_slots_build(const sc_cluster *c, sc_slots *s)
 
 void sc_slots_free(sc_slots *s)
 {
-    free(s->slot);
+    free(s->cum);
     memset(s, 0, sizeof *s);
 }
 
@@ -76,7 +75,7 @@ static inline void out_key(outbuf *o, const sc_route_opts *op, const shard_txt *
     if (o->len + 32 > o->cap)
         out_flush(o);
     if (op->slots) {
-        const shard_txt *t = &st[op->slots->slot[h % op->slots->n]];
+        const shard_txt *t = &st[sc_slots_shard(op->slots, h) - 1];
         memcpy(o->buf + o->len, t->txt, 8);
         o->len += t->len;
     } else {

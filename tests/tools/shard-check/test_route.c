@@ -1,5 +1,6 @@
 /* test_route.c: the slot table (weights 3,0,5 -> slots 0,0,0,2,2,2,2,2 as Cluster.cpp builds
- * it) and the streaming route/hash loop, fed through a pipe: TSV, RowBinary, and bad input. */
+ * it; huge weights held as cumulative bounds) and the streaming route/hash loop, fed through a
+ * pipe: TSV, RowBinary, and bad input. */
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -36,9 +37,10 @@ int main(void)
     sc_slots s;
     CHECK_EQ_INT(sc_slots_build(&c, &s), SC_OK);
     CHECK_EQ_INT(s.n, 8);
-    static const uint32_t want[8] = {0, 0, 0, 2, 2, 2, 2, 2};
+    static const unsigned want[8] = {1, 1, 1, 3, 3, 3, 3, 3};
     for (int i = 0; i < 8; i++)
-        CHECK_EQ_INT(s.slot[i], want[i]);
+        CHECK_EQ_INT(sc_slots_shard(&s, (uint64_t)i), want[i]);
+    CHECK_EQ_INT(sc_slots_shard(&s, 8 * 1000003ULL + 4), 3);
     /* the key as unsigned: 2^64-1 % 8 = 7 -> shard 3 */
     CHECK_EQ_INT(sc_slots_shard(&s, ~0ULL), 3);
     CHECK_EQ_INT(sc_slots_shard(&s, 2), 1);
@@ -84,6 +86,23 @@ int main(void)
     CHECK(strchr(out, '\n') != NULL);
     free(out);
     free(in);
+
+    /* huge weights: the table holds one boundary per shard, not one entry per slot; the engine's
+     * arithmetic is key % total weight, then the shard whose cumulative range holds the slot */
+    sc_shard hw[5] = {{0, 0, 0, NULL}, {500000000u, 0, 0, NULL}, {1, 0, 0, NULL}, {0, 0, 0, NULL},
+                      {4294967295u, 0, 0, NULL}};
+    sc_cluster ch = {.name = "huge", .n_shards = 5, .shards = hw};
+    sc_slots sh5;
+    CHECK_EQ_INT(sc_slots_build(&ch, &sh5), SC_OK);
+    CHECK(sh5.n == 500000001ULL + 4294967295ULL);
+    CHECK_EQ_INT(sc_slots_shard(&sh5, 0), 2);
+    CHECK_EQ_INT(sc_slots_shard(&sh5, 499999999), 2);
+    CHECK_EQ_INT(sc_slots_shard(&sh5, 500000000), 3);
+    CHECK_EQ_INT(sc_slots_shard(&sh5, 500000001), 5);
+    CHECK_EQ_INT(sc_slots_shard(&sh5, sh5.n - 1), 5);
+    CHECK_EQ_INT(sc_slots_shard(&sh5, sh5.n + 500000000), 3);
+    CHECK_EQ_INT(sc_slots_shard(&sh5, ~0ULL), ~0ULL % sh5.n < 500000000 ? 2 : ~0ULL % sh5.n == 500000000 ? 3 : 5);
+    sc_slots_free(&sh5);
 
     sc_shard z[1] = {{0, 0, 0, NULL}};
     sc_cluster cz = {.name = "z", .n_shards = 1, .shards = z};
