@@ -245,6 +245,15 @@ same_dumps() {
     done
     run_split ods_ddl schema --ods-db "_Ok_9" --stg-db "$(printf 'a%.0s' {1..64})"
     [ "$status" -eq 0 ]
+    # the engine's own databases are refused, in any case
+    for v in system SYSTEM information_schema INFORMATION_SCHEMA; do
+        for opt in --stg-db --ods-db; do
+            run_split ods_ddl transition "$opt" "$v"
+            [ "$status" -eq 2 ] || { echo "$opt '$v' → $status"; return 1; }
+            [ -z "$output" ]
+            [ "$stderr_text" = "ods-ddl: $opt names a ClickHouse system database (system, information_schema): choose another (try --help)" ]
+        done
+    done
 }
 
 @test "schema: every statement runs on one node, twice (idempotent), with the keys the issue asks for" {

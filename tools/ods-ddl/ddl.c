@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <string.h>
+#include <strings.h>
 
 /* The Kafka delivery coordinates, kept with every raw and every rejected message. */
 static const char *const KAFKA_META[][2] = {
@@ -90,10 +91,21 @@ static int check_one(const char *v, const char *what, int kafka, ddl_error *err)
     return rc;
 }
 
+/* The engine's own databases: creating tables there would mix the ODS with the server's state
+ * (and INFORMATION_SCHEMA's views are read-only). Compared in any case, as both spellings exist. */
+static int reserved_db(const char *s)
+{
+    return !strcasecmp(s, "system") || !strcasecmp(s, "information_schema");
+}
+
 int ddl_check_opts(const ddl_opts *o, int need_kafka, ddl_error *err)
 {
     if (check_one(o->stg_db, "--stg-db", -1, err) < 0 || check_one(o->ods_db, "--ods-db", -1, err) < 0)
         return DDL_EINVAL;
+    if (reserved_db(o->stg_db))
+        return set_err(err, "names a ClickHouse system database (system, information_schema): choose another", "--stg-db");
+    if (reserved_db(o->ods_db))
+        return set_err(err, "names a ClickHouse system database (system, information_schema): choose another", "--ods-db");
     if (o->cluster && check_one(o->cluster, "--cluster", -1, err) < 0) /* NULL: one node */
         return DDL_EINVAL;
     if (o->replicated && !o->cluster)

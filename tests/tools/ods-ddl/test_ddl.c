@@ -124,6 +124,21 @@ static void test_opts(void)
     CHECK_EQ_STR(err.what, "--group");
     o.group = "g";
     CHECK_EQ_INT(ddl_check_opts(&o, 1, &err), 0);
+    /* the engine's own databases, in any case */
+    const char *reserved[] = {"system", "SYSTEM", "information_schema", "INFORMATION_SCHEMA", "Information_Schema"};
+    for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++) {
+        o.ods_db = reserved[i];
+        CHECK_EQ_INT(ddl_check_opts(&o, 0, &err), DDL_EINVAL);
+        CHECK_EQ_STR(err.what, "--ods-db");
+        o.ods_db = "ods";
+        o.stg_db = reserved[i];
+        CHECK_EQ_INT(ddl_check_opts(&o, 0, &err), DDL_EINVAL);
+        CHECK_EQ_STR(err.what, "--stg-db");
+        o.stg_db = "stg";
+    }
+    o.ods_db = "systems"; /* only the exact names */
+    CHECK_EQ_INT(ddl_check_opts(&o, 0, &err), 0);
+    o.ods_db = "ods";
 }
 
 static void test_quote(void)
