@@ -242,17 +242,22 @@ static int out_bytes(srv *s, const void *p, size_t n)
     return 0;
 }
 
-static int out_varint(srv *s, uint64_t v)
+size_t proto_varint(uint64_t v, unsigned char *out)
 {
-    char b[10];
     size_t n = 0;
     do {
-        b[n] = (char)(v & 0x7f);
+        out[n] = (unsigned char)(v & 0x7f);
         v >>= 7;
-        if (v) b[n] |= (char)0x80;
+        if (v) out[n] |= 0x80;
         n++;
     } while (v);
-    return out_bytes(s, b, n);
+    return n;
+}
+
+static int out_varint(srv *s, uint64_t v)
+{
+    unsigned char b[PROTO_VARINT_MAX];
+    return out_bytes(s, b, proto_varint(v, b));
 }
 
 /* TabSeparated escaping exactly as ClickHouse writes it, so its reader gets the bytes back. */

@@ -104,6 +104,11 @@ typedef struct {
 
 enum { PROTO_EINPUT = -1, PROTO_EIO = -2, PROTO_ENOMEM = -3, PROTO_ECALLBACK = -4 };
 
+/* RowBinary's length prefix: v as LEB128 into out (at most PROTO_VARINT_MAX bytes); returns
+ * the byte count. For callers that encode a PROTO_RES_ENCODED value themselves. */
+#define PROTO_VARINT_MAX 10
+size_t proto_varint(uint64_t v, unsigned char *out);
+
 /* Parses "TabSeparated", "TSV", "RowBinary", "RowBinaryWithNamesAndTypes"; 0 or -1. */
 int proto_format_from_name(const char *name, proto_format *out);
 

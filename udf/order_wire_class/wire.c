@@ -2,6 +2,7 @@
  * (sj); every lexical check On-Demand leaves out (numbers, literals, escapes) is made here. */
 #include "wire.h"
 
+#include "proto.h"
 #include "sj.h"
 #include "wire_contract.h"
 
@@ -793,14 +794,9 @@ static int grow(char **out, size_t *cap, size_t need)
 
 static int put_str(char **out, size_t *n, size_t *cap, const char *s, size_t len)
 {
-    if (grow(out, cap, *n + len + 10) < 0)
+    if (grow(out, cap, *n + len + PROTO_VARINT_MAX) < 0)
         return -1;
-    size_t v = len;
-    do {
-        unsigned char b = (unsigned char)(v & 0x7f);
-        v >>= 7;
-        (*out)[(*n)++] = (char)(v ? b | 0x80 : b);
-    } while (v);
+    *n += proto_varint(len, (unsigned char *)*out + *n);
     if (len)
         memcpy(*out + *n, s, len);
     *n += len;
