@@ -229,8 +229,9 @@ same_dumps() {
 
 @test "names that are not plain identifiers and unsafe Kafka values are refused, exit 2" {
     long=$(printf 'a%.0s' {1..65})
+    # (cluster names have their own rules: "cluster names as DBAs write them" below)
     for v in "ods; DROP TABLE x" "a-b" "1abc" "" "x\`y" "o'ds" "a.b" "$long" "é"; do
-        for opt in --stg-db --ods-db --cluster; do
+        for opt in --stg-db --ods-db; do
             run_split ods_ddl schema "$opt" "$v"
             [ "$status" -eq 2 ] || { echo "$opt '$v' → $status"; return 1; }
             [ -z "$output" ]
@@ -1501,4 +1502,157 @@ Y	2026-01-01 10:00:00.000	N4
 3	N2	1	1	1	0	0
 4	N4	1	1	1	0	0
 TSV
+}
+
+
+# --- Issue 16, naming: cluster names as DBAs write them (prod-ods, '{cluster}', ods_{env}, ...),
+# checked through the engine's own parser, and the Distributed tables created on the engine over
+# a cluster literally named prod-ods and over '{cluster}' expanded from <macros>.
+
+NAMES_FIX=$ROOT/tests/fixtures/shard/names
+
+# The names every check below runs: each needs quoting in SQL but the last two (ods_cluster is
+# written bare, byte for byte as before; null was written bare and named no cluster).
+CLUSTER_NAMES=("prod-ods" "{cluster}" "ods_{env}" "o'ds" 'a\b' 'x`y' "a b" "кластер-é" "1ods" "ods_cluster" "null")
+
+# parsed_clusters FILE.tsv: per statement of FILE (statements_tsv output) that names a cluster,
+# "on<TAB>NAME" for the ON CLUSTER clause and "dist<TAB>NAME" for Distributed's first argument,
+# NAME as the engine parsed it: from formatQuery's canonical text (ON CLUSTER `…`, a '…'
+# literal or a bare identifier), unquoted; then "ast<TAB>KIND" per Distributed statement, the
+# kind of node EXPLAIN AST gives its first argument (Identifier or a String literal; a Bool,
+# Float or NULL literal would name no cluster). Names hold no tab or newline (ods-ddl refuses them).
+parsed_clusters() {
+    cat >pc.sql <<'SQL'
+WITH
+    x -> if(startsWith(x, '`') OR startsWith(x, '\''),
+            replaceRegexpAll(substring(x, 2, length(x) - 2), '\\\\(.)', '\\1'), x) AS unq,
+    formatQuerySingleLine(q) AS f
+SELECT arrayJoin(arrayFilter(p -> p.2 != '', [
+    ('on', extract(f, ' ON CLUSTER (`(?:[^`\\\\]|\\\\.)*`|[^ `\']+)')),
+    ('dist', extract(f, 'ENGINE = Distributed\\((`(?:[^`\\\\]|\\\\.)*`|\'(?:[^\'\\\\]|\\\\.)*\'|[^,`\']+), '))])) AS p,
+    p.1, unq(p.2)
+FROM file('PC_FILE', TSV, 'q String')
+FORMAT TSVRaw
+SQL
+    sed -i "s|PC_FILE|$PWD/$1|" pc.sql
+    chlocal --no-udf --queries-file pc.sql | cut -f2-
+    # EXPLAIN AST of each Distributed statement: the node of its first argument
+    awk 'index($0, "ENGINE = Distributed(") { gsub(/\\n/, "\n"); gsub(/\\t/, "\t"); gsub(/\\\\/, "\\"); print "EXPLAIN AST " $0 ";" }' "$1" >ea.sql
+    chlocal --no-udf --queries-file ea.sql |
+        awk '/Function Distributed/ { getline; getline; sub(/^ +/, ""); split($0, w, " ");
+             kind = w[1] == "Literal" ? (substr($0, 9, 2) == "\\'"'"'" ? "String" : "other " w[2]) : w[1];
+             print "ast\t" kind }'
+}
+
+@test "cluster names as DBAs write them: the engine parses exactly NAME from ON CLUSTER and from Distributed" {
+    local name v
+    for name in "${CLUSTER_NAMES[@]}"; do
+        : >st.tsv
+        for v in "schema" "schema --replicated" "transition" "transition --store every"; do
+            ods_ddl $v --cluster "$name" | statements_tsv >>st.tsv
+        done
+        run_split parsed_clusters st.tsv
+        [ "$status" -eq 0 ] || { echo "$name: $stderr_text"; return 1; }
+        # 17 ON CLUSTER in each schema and one (the housekeeping ALTER) in each transition, 5
+        # Distributed tables in each schema, each one's argument an identifier or a String
+        # literal, and every cluster the engine parsed exactly NAME
+        [ "$(grep -c "^on	" <<<"$output")" -eq 36 ] || { echo "$name: ON CLUSTER count"; echo "$output"; return 1; }
+        [ "$(grep -c "^dist	" <<<"$output")" -eq 10 ] || { echo "$name: Distributed count"; return 1; }
+        [ "$(grep -cE "^ast	(Identifier|String)$" <<<"$output")" -eq 10 ] || { echo "$name: AST"; echo "$output"; return 1; }
+        [ "$(grep -vE "^ast	" <<<"$output" | cut -f2- | sort -u)" = "$name" ] ||
+            { echo "$name: parsed as"; echo "$output"; return 1; }
+    done
+    # plain identifiers are written bare, as before; anything else as a '…' literal
+    ods_ddl schema --cluster ods_cluster | grep -q "^ENGINE = Distributed(ods_cluster, ods, order_snapshot_rep, cityHash64(order_id));$"
+    ods_ddl schema --cluster "o'ds" | grep -q "^ENGINE = Distributed('o\\\\'ds', ods, order_snapshot_rep, cityHash64(order_id));$"
+    ods_ddl transition --cluster '{cluster}' | grep -q "^ALTER TABLE ods.order_snapshot_hot ON CLUSTER '{cluster}' DELETE WHERE "
+}
+
+@test "cluster names: what the engine or the server could not take is refused, exit 2, one line, no SQL" {
+    local long v
+    long=$(printf 'a%.0s' {1..256})
+    for v in "" $'a\tb' $'a\nb' $'a\rb' $'a\x7fb' $'\xff' $'a\xc3' $'\xed\xa0\x80' "{cluster" "a{b}{" "{}" "{a{b}}" "$long"; do
+        for cmd in schema transition; do
+            run_split ods_ddl "$cmd" --cluster "$v"
+            [ "$status" -eq 2 ] || { echo "'$v' → $status"; return 1; }
+            [ -z "$output" ]
+            [ "$(wc -l <<<"$stderr_text")" -eq 1 ]
+            [[ "$stderr_text" == "ods-ddl: --cluster "*" (try --help)" ]]
+        done
+    done
+    run_split ods_ddl schema --cluster "{cluster"
+    [ "$stderr_text" = "ods-ddl: --cluster has a '{' without a closing '}': the server reads {NAME} as a macro (try --help)" ]
+    run_split ods_ddl schema --cluster $'\xff'
+    [ "$stderr_text" = "ods-ddl: --cluster is not valid UTF-8 (try --help)" ]
+    # 255 bytes are fine; so is anything printable
+    run_split ods_ddl schema --cluster "${long:1}"
+    [ "$status" -eq 0 ]
+    run_split ods_ddl schema --cluster "x; DROP TABLE t --"
+    [ "$status" -eq 0 ]
+    grep -q "ON CLUSTER 'x; DROP TABLE t --';" <<<"$output"
+}
+
+# on_engine_schema NAME CONFIG: the cluster schema for NAME, without its ON CLUSTER clauses (the
+# embedded engine has no distributed DDL queue), created on the engine with CONFIG as its server
+# config; then 1000 orders inserted through ods.order_snapshot_dist, queued (the shards are
+# unreachable) per shard: "order_id<TAB>shard" of each into engine.tsv.
+on_engine_schema() {
+    local name=$1 cfg=$2 dp
+    ods_ddl schema --cluster "$name" >cl.sql
+    sed "s/ ON CLUSTER '[^']*'//; s/ ON CLUSTER [A-Za-z_][A-Za-z0-9_]*//" cl.sql >local.sql
+    ! grep -q "ON CLUSTER" local.sql || return 1
+    chlocal --no-udf --config-file "$cfg" --path "$PWD/db" --queries-file local.sql
+    chlocal --no-udf --config-file "$cfg" --path "$PWD/db" -q "
+        SYSTEM STOP DISTRIBUTED SENDS;
+        INSERT INTO ods.order_snapshot_dist (order_id, created_at, updated_at)
+            SELECT concat('ORD-', toString(number)), toDateTime64('2026-03-01 00:00:00', 3, 'UTC'),
+                   toDateTime64('2026-03-01 00:00:00', 3, 'UTC') FROM numbers(1000);
+        SELECT data_paths[1] FROM system.tables WHERE database = 'ods' AND name = 'order_snapshot_dist'
+        INTO OUTFILE 'data_path' FORMAT TSVRaw"
+    dp=$(cat data_path)
+    # (all columns: the engine cannot read part of a queue file's columns)
+    # (shardN_replicaM, or shardN_all_replicas for a shard with internal_replication)
+    chlocal --no-udf -q "SELECT *, _path FROM file('${dp}shard*_*/*.bin', 'Distributed') FORMAT TSV" |
+        awk -F'\t' '{ match($NF, /shard[0-9]+_/); print $1 "\t" substr($NF, RSTART + 5, RLENGTH - 6) }' |
+        sort -u >engine.tsv
+}
+
+@test "cluster names on the engine: Distributed over a cluster literally named prod-ods routes every row" {
+    on_engine_schema prod-ods "$NAMES_FIX/prod-ods.xml"
+    run_split chlocal --no-udf --config-file "$NAMES_FIX/prod-ods.xml" --path "$PWD/db" -q "
+        SELECT name, engine_full FROM system.tables WHERE database = 'ods' AND engine = 'Distributed' ORDER BY name FORMAT TSVRaw"
+    [ "$status" -eq 0 ]
+    [ "$(wc -l <<<"$output")" -eq 5 ]
+    [ "$(grep -c "	Distributed('prod-ods', 'ods', " <<<"$output")" -eq 5 ]
+    # every order queued once, for the shard shard-check routes it to
+    [ "$(wc -l <engine.tsv)" -eq 1000 ]
+    cut -f1 engine.tsv | "$BIN/shard-check" route --config "$NAMES_FIX/prod-ods.xml" --cluster prod-ods >ours
+    [ "$(cut -f2 engine.tsv | diff - ours | wc -l)" -eq 0 ]
+    [ "$(cut -f2 engine.tsv | sort -u | tr '\n' ' ')" = "1 2 " ]
+}
+
+@test "cluster names on the engine: '{cluster}' and 'ods_{env}' are expanded from <macros> by the engine" {
+    on_engine_schema '{cluster}' "$NAMES_FIX/macros.xml"
+    run_split chlocal --no-udf --config-file "$NAMES_FIX/macros.xml" --path "$PWD/db" -q "
+        SELECT count() FROM system.tables WHERE database = 'ods' AND engine = 'Distributed'
+            AND engine_full LIKE 'Distributed(\\'{cluster}\\', %';
+        SHOW CREATE TABLE ods.order_snapshot_rep FORMAT TSV;
+        SHOW CREATE TABLE ods.order_snapshot_dist FORMAT TSV"
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    # the table keeps the macro (each server expands it), and routes over ods_cluster's 3 shards
+    [ "$(head -1 <<<"$output")" = "5" ]
+    tail -n +2 <<<"$output" >live.tsv
+    [ "$(wc -l <engine.tsv)" -eq 1000 ]
+    cut -f1 engine.tsv | "$BIN/shard-check" route --config "$NAMES_FIX/macros.xml" --cluster ods_cluster >ours
+    [ "$(cut -f2 engine.tsv | diff - ours | wc -l)" -eq 0 ]
+    [ "$(cut -f2 engine.tsv | sort -u | tr '\n' ' ')" = "1 2 3 " ]
+    # shard-check reads the engine's SHOW CREATE of it and resolves the macro from the config
+    run_split "$BIN/shard-check" ddl --cluster '{cluster}' --config "$NAMES_FIX/macros.xml" live.tsv
+    [ "$status" -eq 0 ] || { echo "$output $stderr_text"; return 1; }
+    [[ "$output" == *"on cluster ods_cluster ({cluster}), sharding key cityHash64(order_id): ok"* ]]
+    # ods_{env}: the macro inside a name
+    rm -rf db data_path
+    on_engine_schema 'ods_{env}' "$NAMES_FIX/macros.xml"
+    [ "$(wc -l <engine.tsv)" -eq 1000 ]
+    [ "$(cut -f2 engine.tsv | sort -u)" = "1" ]
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # shard-check: cityHash64 and Distributed routing bit for bit as the embedded engine computes them,
-# the multi-shard ODS built from the engine's own shard queues, and the CLI's checks and errors.
+# config reading against system.clusters (fixtures and generated trees), the slot-table lock,
+# cluster names and macros, the multi-shard ODS built from the engine's queues, the CLI's errors.
 load helpers
 
 # vlimit KB: "ulimit -v KB; " for a shell that then runs the tool, so it must stay within KB of
@@ -420,7 +421,7 @@ layout_vs_engine() {
     run_split "$ROOT/scripts/check-cluster" --config "$FIX/no-internal-replication.xml" --cluster norepl --ddl norepl.sql
     [ "$status" -eq 1 ]
     [[ $stderr_text == *"without internal_replication"* ]]
-    run_split "$ROOT/scripts/check-cluster" --cluster "a;b"
+    run_split "$ROOT/scripts/check-cluster" --cluster $'a\nb'
     [ "$status" -eq 2 ]
 }
 
@@ -449,9 +450,16 @@ layout_vs_engine() {
     [[ $output == *$'shard 3\tweight 4\t'* ]]
     SC_W1=7 layout_vs_engine "$FIX/from-env.xml" "$FIX/from-env.xml" envc
     [[ $output == *$'shard 1\tweight 7\t'* ]]
-    # a value taken verbatim: the server does not trim it, so a padded number is refused
-    run_split env SC_W1=' 2' "$SC" layout --config "$FIX/from-env.xml" --cluster envc
+    # a value taken verbatim and read as Poco reads numbers: blanks before it are skipped, none
+    # after it, so ' 2' is 2 and '2 ' fails the server's load as it fails the tool
+    SC_W1=' 2' layout_vs_engine "$FIX/from-env.xml" "$FIX/from-env.xml" envc
+    [[ $output == *$'shard 1\tweight 2\t'* ]]
+    run_split env SC_W1='2 ' "$BIN/chlocal" --config-file "$FIX/from-env.xml" -q "SELECT count() FROM system.clusters WHERE cluster = 'envc'"
+    [ "$status" -ne 0 ]
+    [[ $stderr_text == *"Syntax error"* ]]
+    run_split env SC_W1='2 ' "$SC" layout --config "$FIX/from-env.xml" --cluster envc
     [ "$status" -eq 2 ]
+    [[ $stderr_text == *"<weight> is not a number as the server reads one"* ]]
     run_split chlocal --config-file "$FIX/from-env-no-replace.xml" -q "SELECT 1"
     [ "$status" -ne 0 ]
     [[ $stderr_text == *"Element <host> has value and does not have 'replace' attribute"* ]]
@@ -494,10 +502,98 @@ layout_vs_engine() {
     layout_vs_engine skip/config.xml skip/config.xml w305
 }
 
-@test "an <include incl=.../> inside a cluster is not resolved: exit 2 pointing to a system.clusters dump, never another layout" {
-    run_split "$SC" layout --config "$FIX/include.xml" --cluster incl
+@test "incl= and <include> from include_from are resolved as the server resolves them; from_zk exits 2" {
+    # without include_from (and no /etc/metrika.xml) the include is not found and goes
+    layout_vs_engine "$FIX/include.xml" "$FIX/include.xml" incl
+    [[ $output == *"1 shards"* ]]
+    mkdir inc
+    cp "$FIX/include/metrika.xml" inc/
+    sed "s,@DIR@,$PWD/inc," "$FIX/include/config.xml" >inc/config.xml
+    # <include> inserts the shards; incl= on a cluster, a shard, a weight (replace="1"), a path a/b;
+    # not found: optional="1" removes the element, else it stays as written
+    layout_vs_engine inc/config.xml inc/config.xml incl
+    [[ $output == *"3 shards, total weight 6"* ]]
+    layout_vs_engine inc/config.xml inc/config.xml incl2
+    [[ $output == *"internal_replication true"*"a:1 b:1"* ]]
+    layout_vs_engine inc/config.xml inc/config.xml incl3
+    [[ $output == *$'shard 4\tweight 7\t'*"ch-7:9000"* ]]
+    [[ $output != *gone* ]]
+    # an include_from the server cannot open fails its load, and the tool's
+    sed "s,@DIR@,$PWD/nowhere," "$FIX/include/config.xml" >inc/missing.xml
+    run_split chlocal --config-file inc/missing.xml -q "SELECT 1"
+    [ "$status" -ne 0 ]
+    run_split "$SC" layout --config inc/missing.xml --cluster incl
     [ "$status" -eq 2 ]
-    [[ $stderr_text == *"does not resolve; pass a system.clusters dump"* ]]
+    [[ $stderr_text == *"nowhere/metrika.xml"* ]]
+    # from_zk: only a server with ZooKeeper resolves it
+    sed 's,<include incl="more_shards"/>,<include from_zk="/clickhouse/shards"/>,' inc/config.xml >inc/zk.xml
+    run_split "$SC" layout --config inc/zk.xml --cluster incl
+    [ "$status" -eq 2 ]
+    [[ $stderr_text == *"from_zk= substitution, which only a server with ZooKeeper resolves; pass a system.clusters dump"* ]]
+}
+
+@test "merge files: same-named <shard>s land where the server's std::multimap finds them; attributes match too" {
+    # N base shards, a merge file with M <shard>s that only set a weight: since libc++ 21 the
+    # server's multimap::find returns the equal element met first from the tree's root, so the
+    # k-th merge shard does not simply take base shard k (with 3 base shards: 2, 3, then 1)
+    local n m i
+    for n in 1 2 3 4 5 6 7 9; do
+        for m in $(seq 1 "$n"); do
+            rm -rf nm
+            mkdir -p nm/config.d
+            {
+                echo "<clickhouse><remote_servers><c><secret>s</secret>"
+                for i in $(seq 1 "$n"); do
+                    echo "<shard><weight>$i</weight><replica><host>h$i</host><port>9000</port></replica></shard>"
+                done
+                echo "</c></remote_servers></clickhouse>"
+            } >nm/config.xml
+            {
+                echo "<clickhouse><remote_servers><c>"
+                for i in $(seq 1 "$m"); do echo "<shard><weight>$((100 + i))</weight></shard>"; done
+                echo "</c></remote_servers></clickhouse>"
+            } >nm/config.d/m.xml
+            layout_vs_engine nm/config.xml nm/config.xml c
+        done
+    done
+    # with 9 base shards (and a <secret>) the first merge shard lands on shard 3, the last on 9
+    [[ $output == *$'shard 1\tweight 107\t'*$'shard 3\tweight 101\t'*$'shard 9\tweight 109\t'* ]]
+    layout_vs_engine "$FIX/attrs/config.xml" "$FIX/attrs" attrs
+    [[ $output == *$'shard 2\tweight 9\t'*$'shard 3\tweight 3\t'* ]]
+    layout_vs_engine "$FIX/attrs/config.xml" "$FIX/attrs" pasted
+    [[ $output == *"2 shards, total weight 11"* ]]
+}
+
+# value_vs_engine WEIGHT IR PORT HOST: the shard the engine reads from those element texts, or
+# that it refuses the config, equals what the tool reads or refuses (exit 2).
+value_vs_engine() {
+    printf '<clickhouse><remote_servers><v><shard><weight>%s</weight><internal_replication>%s</internal_replication><replica><host>%s</host><port>%s</port></replica></shard><shard><replica><host>other</host><port>1</port></replica></shard></v></remote_servers></clickhouse>' \
+        "$1" "$2" "$4" "$3" >v.xml
+    local engine ours st=0
+    engine=$("$BIN/chlocal" --config-file v.xml -q "SELECT shard_weight, internal_replication, host_name, port
+        FROM system.clusters WHERE cluster = 'v' AND shard_num = 1 FORMAT TSV" 2>/dev/null) || engine=refused
+    ours=$("$SC" layout --config v.xml --cluster v 2>/dev/null | awk -F'\t' '/^shard 1\t/ {
+        split($2, w, " "); split($4, ir, " "); r = substr($5, 10); n = split(r, hp, ":");
+        print w[2] "\t" (ir[2] == "true") "\t" substr(r, 1, length(r) - length(hp[n]) - 1) "\t" hp[n]}') || st=$?
+    [ -n "$ours" ] || ours=refused
+    [ "$engine" = "$ours" ] || { echo "weight [$1] ir [$2] port [$3] host [$4]: engine [$engine], tool [$ours]"; return 1; }
+}
+
+@test "weights, ports, internal_replication and hosts are read as the server's Poco reads them" {
+    # numbers: blanks before but not after, '+', ',' skipped, 0x hex, 32-bit wrap of getInt;
+    # booleans: numbers or true/yes/on/false/no/off in any case, nothing around; hosts untrimmed
+    local w b p
+    for w in 2 ' 2' '2 ' '+2' 02 0x10 0X1f '0x 10' ' 0x10' 1,0 ',1' 1, '' + - -0 0x 0xG 1.0 1e2 '+ 1' \
+        4294967295 0x100000000 0x1,0 00x10 16777216; do
+        value_vs_engine "$w" 1 9000 h
+    done
+    for b in 0 00 1 -1 ' 1' '1 ' +1 true TRUE tRuE yes on OFF No y 0x1 1,0 ''; do
+        value_vs_engine 1 "$b" 9000 h
+    done
+    for p in 1 ' 9' '9 ' +9 0x10 0xFFFF 65535 65536 0 -1 -65535 1,0 0x10000 4294967297; do
+        value_vs_engine 1 1 "$p" h
+    done
+    value_vs_engine 1 1 9000 ' padded host '
 }
 
 @test "a config from a pipe or /dev/stdin is read once; over 64 MiB, or /dev/zero, exits 2 with one line" {
@@ -549,19 +645,22 @@ layout_vs_engine() {
     layout_vs_engine merged/config.xml merged/config.xml w305
 }
 
-@test "route with weights 500000000,1,0,3000000000: the engine's slot arithmetic in SQL, in bounded memory" {
-    # the engine's slot table would hold 3 500 000 001 entries; the tool holds one bound per shard
-    chlocal -q "SELECT s, multiIf(h % 3500000001 < 500000000, 1, h % 3500000001 < 500000001, 2, 4)
+@test "route with weights 500000000,1,0,2000000000: the engine's slot arithmetic in SQL, in bounded memory" {
+    # the engine's slot table would hold 2 500 000 001 entries; the tool holds one bound per shard
+    chlocal -q "SELECT s, multiIf(h % 2500000001 < 500000000, 1, h % 2500000001 < 500000001, 2, 4)
         FROM (SELECT concat('ORD-', toString(number), randomPrintableASCII(number % 7)) AS s, cityHash64(s) AS h
         FROM numbers(100000)) INTO OUTFILE 'want.tsv' FORMAT TSV"
     cut -f1 want.tsv | bash -c "$(vlimit 262144)"'exec "$0" "$@"' "$SC" route --config "$FIX/huge-weight.xml" --cluster huge >ours
     cut -f2 want.tsv >theirs
     [ "$(mismatches ours theirs)" -eq 0 ]
     [ "$(grep -c '^1$' theirs)" -gt 10000 ]
-    [ "$(grep -c '^4$' theirs)" -gt 80000 ]
-    "$SC" layout --config "$FIX/huge-weight.xml" --cluster huge >report
-    grep -q $'^shard 2\tweight 1\tslot 500000000\t' report
-    grep -q $'^shard 4\tweight 3000000000\tslots 500000001-3500000000\t' report
+    [ "$(grep -c '^4$' theirs)" -gt 75000 ]
+    # routing is right, and layout reports what such weights cost every server
+    run_split "$SC" layout --config "$FIX/huge-weight.xml" --cluster huge
+    [ "$status" -eq 1 ]
+    [[ $output == *$'shard 2\tweight 1\tslot 500000000\t'* ]]
+    [[ $output == *$'shard 4\tweight 2000000000\tslots 500000001-2500000000\t'* ]]
+    [[ $stderr_text == *"the weights sum to 2500000001: every server builds a slot table"*"18.6 GiB"* ]]
 }
 
 @test "layout escapes host names TSV-style (\\n \\t \\\\), as system.clusters in TSV does: no forged lines" {
@@ -574,4 +673,527 @@ layout_vs_engine() {
     [ "${lines[2]}" = $'shard 2\tweight 1\tslot 1\tinternal_replication false\treplicas back\\\\slash:9000' ]
     # the replica fields are the engine's own TSV escaping of host_name
     printf '%s\n' "${lines[@]:1}" | sed 's/.*\treplicas //' | diff - engine
+}
+
+# ---- lock and layout --lock: the slot-table lock ----
+LK=$FIX/lock
+
+# engine_routes CONFIG_XML OUT: 20 000 keys through a Distributed table on cluster lk of CONFIG_XML
+# (unreachable shards, sends stopped); OUT gets "key<TAB>cityHash64(key)<TAB>shard" from the
+# engine's own per-shard queues, sorted by key.
+engine_routes() {
+    local cfg=$1 out=$2 dp
+    rm -rf db data_path
+    chlocal --config-file "$cfg" --path "$PWD/db" -q "
+        SYSTEM STOP DISTRIBUTED SENDS;
+        CREATE TABLE loc (k String) ENGINE = MergeTree ORDER BY tuple();
+        CREATE TABLE dist AS loc ENGINE = Distributed(lk, currentDatabase(), loc, cityHash64(k));
+        INSERT INTO dist SELECT concat('ORD-2026-', leftPad(toString(number), 9, '0')) FROM numbers(20000)
+            SETTINGS distributed_foreground_insert = 0;
+        SELECT data_paths[1] FROM system.tables WHERE database = currentDatabase() AND name = 'dist'
+        INTO OUTFILE 'data_path' FORMAT TSVRaw"
+    dp=$(cat data_path)
+    [ -d "$dp" ]
+    chlocal -q "SELECT k, cityHash64(k), toUInt32(extract(_path, 'shard(\\d+)_replica1/')) FROM
+        file('${dp}shard*_replica1/*.bin', 'Distributed') ORDER BY k INTO OUTFILE '$out' FORMAT TSV"
+    [ "$(wc -l <"$out")" -eq 20000 ]
+}
+
+@test "lock: the exact format; the unchanged config, and its system.clusters dump, hold (exit 0, one line)" {
+    run_split "$SC" lock --config "$LK/w121" --cluster lk
+    [ "$status" -eq 0 ]
+    [ -z "$stderr_text" ]
+    [ "${lines[0]}" = "# shard-check lock v1" ]
+    # the data lines, after the comments
+    grep -v '^#' <<<"$output" >data
+    printf 'cluster\tlk\ntotal_weight\t4\nshard\t1\t1\t0-0\t127.0.0.2:1\nshard\t2\t2\t1-2\t127.0.0.3:1\nshard\t3\t1\t3-3\t127.0.0.4:1\n' >want
+    diff data want
+    "$SC" lock --config "$LK/w121" --cluster lk -o w121.lock
+    [ "$(cat w121.lock)" = "$output" ]
+    run_split "$SC" layout --config "$LK/w121" --cluster lk --lock w121.lock
+    [ "$status" -eq 0 ]
+    [ "$stderr_text" = "shard-check: w121.lock: the lock holds: cluster lk routes every key to its locked shard number (total weight 4), and each shard keeps a locked server" ]
+    # the engine's system.clusters of the same config: the same lock, and it holds
+    chlocal --config-file "$LK/w121/config.xml" -q "SELECT * FROM system.clusters FORMAT TSVWithNames" >dump.tsv
+    "$SC" lock --config dump.tsv --cluster lk -o dump.lock
+    diff dump.lock w121.lock
+    run_split "$SC" layout --config dump.tsv --cluster lk --lock w121.lock
+    [ "$status" -eq 0 ]
+    [[ $stderr_text == *"the lock holds"* ]]
+}
+
+@test "end to end, weights 1,2,1 -> 1,3,1 by config.d: layout --lock exits 1; the keys the engine moves are exactly the reported ranges" {
+    cp -r "$LK/w121" cfg
+    "$SC" lock --config cfg --cluster lk -o lk.lock
+    engine_routes cfg/config.xml before.tsv
+    mkdir cfg/config.d
+    cp "$LK/w131-override.xml" cfg/config.d/weight.xml
+    # the engine reads the merged weights as the tool does
+    [ "$(chlocal --config-file cfg/config.xml -q "SELECT groupArray(shard_weight) FROM (SELECT shard_weight
+        FROM system.clusters WHERE cluster = 'lk' ORDER BY shard_num)")" = "[1,3,1]" ]
+    engine_routes cfg/config.xml after.tsv
+    run_split "$SC" layout --config cfg --cluster lk --lock lk.lock
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"the routing differs from the lock: total weight 4 -> 5; shard 2 weight 2 -> 3"* ]]
+    [[ $stderr_text == *"12 of the 20 residues move (60%)"* ]]
+    [[ $stderr_text == *"reshard: move the rows of the ranges above"*"shard-check lock --config cfg --cluster lk -o lk.lock, and commit it"* ]]
+    # the reported runs, one residue of cityHash64 % 20 a line: "residue from to"
+    grep -o 'cityHash64(order_id) % 20 in \[[0-9]*, [0-9]*\]: shard [0-9]* -> shard [0-9]*' <<<"$stderr_text" |
+        awk '{gsub(/[][,:]/, ""); for (r = $5 + 0; r <= $6 + 0; r++) print r, $8, $11}' >runs
+    [ "$(wc -l <runs)" -eq 12 ]
+    # every key: its engine shard before and after; moved exactly when its residue is in a run,
+    # and then from the run's shard to the run's shard
+    [ "$(cut -f1 before.tsv)" = "$(cut -f1 after.tsv)" ]
+    paste before.tsv after.tsv | cut -f2,3,6 >keys
+    [ "$(awk -F'\t' '$2 != $3' keys | wc -l)" -gt 5000 ]
+    # the residue in SQL: awk would take the 64-bit hash as a double
+    chlocal -q "SELECT h % 20, b, a FROM file('keys', TSV, 'h UInt64, b UInt32, a UInt32') FORMAT TSV" >keys20
+    awk 'NR == FNR {moved[$1] = $2 " " $3; next}
+         {if ($2 != $3) {n++; if (moved[$1] != $2 " " $3) bad++} else if ($1 in moved) bad++}
+         END {print n + 0, bad + 0}' FS=' ' runs FS='\t' keys20 >verdict
+    read -r n bad <verdict
+    [ "$bad" -eq 0 ]
+    [ "$n" -eq "$(awk -F'\t' '$2 != $3' keys | wc -l)" ]
+    # the fraction: 60 % of 20 000 keys, within sampling noise
+    [ "$n" -gt 11500 ]
+    [ "$n" -lt 12500 ]
+}
+
+@test "re-ordered shards with equal weights (servers swapped): exit 1, each shard's data is elsewhere" {
+    "$SC" lock --config "$LK/repl.xml" --cluster repl -o repl.lock
+    run_split "$SC" layout --config "$LK/repl-swapped.xml" --cluster repl --lock repl.lock
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"shard 1 is now ch-2a:9000, ch-2b:9000, which shares no host:port with the locked shard 1 (ch-1a:9000, ch-1b:9000); those servers are the locked shard 2"* ]]
+    [[ $stderr_text == *"shard 2 is now ch-1a:9000, ch-1b:9000"* ]]
+    [[ $stderr_text != *"routing differs"* ]]
+    [[ $stderr_text != *"lock holds"* ]]
+}
+
+@test "a replaced replica in a 2-replica shard: exit 0 with one note" {
+    "$SC" lock --config "$LK/repl.xml" --cluster repl -o repl.lock
+    run_split "$SC" layout --config "$LK/repl-replaced.xml" --cluster repl --replicated --lock repl.lock
+    [ "$status" -eq 0 ]
+    [ "$(wc -l <<<"$stderr_text")" -eq 2 ]
+    [ "$(grep -c 'note:' <<<"$stderr_text")" -eq 1 ]
+    [[ $stderr_text == *"note: shard 1 replicas changed (now ch-1a:9000, ch-1c:9000; locked ch-1a:9000, ch-1b:9000)"* ]]
+    [[ $stderr_text == *"the lock holds"* ]]
+}
+
+@test "a malformed lock exits 2 with file:line and the reason" {
+    local -A why=(
+        [no-header]='1: not a lock: the first line must be "# shard-check lock v1"'
+        [version]="1: a lock format version this tool does not read (it reads # shard-check lock v1)"
+        [crlf]="1: a carriage return (CRLF line ends?): the lock's lines end in a line feed alone"
+        [weight-edited]="10: a shard's slots disagree with the weights before it and its own (first = sum of the weights before, last = first + weight - 1)"
+        [total]="8: total_weight is not the sum of the shards' weights"
+        [no-port]="10: a replica is not host:port"
+    )
+    local f
+    for f in "${!why[@]}"; do
+        run_split "$SC" layout --config "$LK/w121" --cluster lk --lock "$LK/malformed/$f.lock"
+        echo "$f: $status $stderr_text" >&2
+        [ "$status" -eq 2 ]
+        [ "$stderr_text" = "shard-check: $LK/malformed/$f.lock:${why[$f]}" ]
+    done
+    run_split "$SC" layout --config "$LK/w121" --cluster lk --lock nope.lock
+    [ "$status" -eq 2 ]
+    [ "$stderr_text" = "shard-check: nope.lock: No such file or directory" ]
+    # a lock of another cluster is not compared
+    "$SC" lock --config "$LK/repl.xml" --cluster repl -o repl.lock
+    run_split "$SC" layout --config "$LK/w121" --cluster lk --lock repl.lock
+    [ "$status" -eq 2 ]
+    [[ $stderr_text == *"repl.lock: the lock is of another cluster"* ]]
+}
+
+@test "host names are TSV-escaped in the lock and read back: no forged lines, and the lock holds" {
+    "$SC" lock --config "$FIX/escaped-host.xml" --cluster esc -o esc.lock
+    [ "$(grep -vc '^#' esc.lock)" -eq 4 ]
+    grep -qx $'shard\t1\t1\t0-0\tevil\\\\nshard 9\\\\tweight 1:9000' esc.lock
+    grep -qx $'shard\t2\t1\t1-1\tback\\\\\\\\slash:9000' esc.lock
+    run_split "$SC" layout --config "$FIX/escaped-host.xml" --cluster esc --lock esc.lock
+    [ "$status" -eq 0 ]
+    [[ $stderr_text == *"the lock holds"* ]]
+}
+
+@test "lock usage: -o only with lock, --lock only with layout, unknown options, all-zero weights, an unwritable -o" {
+    run_split "$SC" lock --config "$LK/w121" --cluster lk --bogus
+    [ "$status" -eq 2 ]
+    [ "$stderr_text" = "shard-check: unknown option: --bogus (try --help)" ]
+    run_split "$SC" route --config "$LK/w121" --cluster lk --lock x.lock
+    [ "$status" -eq 2 ]
+    [ "$(wc -l <<<"$stderr_text")" -eq 1 ]
+    run_split "$SC" layout --config "$LK/w121" --cluster lk -o x.lock
+    [ "$status" -eq 2 ]
+    run_split "$SC" lock --config "$LK/w121" --cluster lk -o
+    [ "$status" -eq 2 ]
+    run_split "$SC" lock --cluster lk
+    [ "$status" -eq 2 ]
+    run_split "$SC" lock --config "$FIX/zero.xml" --cluster zero
+    [ "$status" -eq 1 ]
+    [ "$stderr_text" = "shard-check: cluster zero: every shard has weight 0: there is no slot table to lock (ClickHouse refuses such a cluster)" ]
+    [ -z "$output" ]
+    # a failed lock leaves an existing lock file as it was
+    echo keep >z.lock
+    run_split "$SC" lock --config "$FIX/zero.xml" --cluster zero -o z.lock
+    [ "$status" -eq 1 ]
+    [ "$(cat z.lock)" = keep ]
+    run_split "$SC" lock --config "$LK/w121" --cluster lk -o /dev/full
+    [ "$status" -eq 2 ]
+    [ "$stderr_text" = "shard-check: /dev/full: cannot write the lock" ]
+    run_split "$SC" lock --config "$LK/w121" --cluster lk -o no-such-dir/x.lock
+    [ "$status" -eq 2 ]
+    [ "$stderr_text" = "shard-check: no-such-dir/x.lock: No such file or directory" ]
+    run_split "$SC" lock --config "$LK/w121" --cluster nope
+    [ "$status" -eq 1 ]
+    run_split "$SC" --help
+    [[ $output == *"lock --config PATH --cluster NAME [-o FILE]"* ]]
+    [[ $output == *"[--lock FILE]"* ]]
+}
+
+@test "scripts/check-cluster --lock: passes with the example's lock, fails (exit 1) after a weight change in config.d" {
+    export ODS_BUILD_DIR=${ODS_BUILD_DIR:-$ROOT/build}
+    mkdir cfg
+    cp "$ROOT/clickhouse-config/cluster.example.xml" cfg/config.xml
+    "$SC" lock --config cfg/config.xml --cluster ods_cluster -o ods.lock
+    run_split "$ROOT/scripts/check-cluster" --config cfg/config.xml --ddl "$FIX/ddl/good-cluster.sql" --lock ods.lock
+    [ "$status" -eq 0 ]
+    [[ $stderr_text == *"the lock holds"* ]]
+    [[ $stderr_text == *"FINAL through ods.order_snapshot_dist holds"* ]]
+    mkdir cfg/config.d
+    cp "$LK/example-weight.xml" cfg/config.d/weight.xml
+    run_split "$ROOT/scripts/check-cluster" --config cfg/config.xml --ddl "$FIX/ddl/good-cluster.sql" --lock ods.lock
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"the routing differs from the lock: total weight 4 -> 5; shard 3 weight 2 -> 3"* ]]
+    [[ $stderr_text == *"cityHash64(order_id) % 20 in ["* ]]
+    # without --lock the same config passes: only the lock knows the old weights
+    run_split "$ROOT/scripts/check-cluster" --config cfg/config.xml --ddl "$FIX/ddl/good-cluster.sql"
+    [ "$status" -eq 0 ]
+    run_split "$ROOT/scripts/check-cluster" --lock
+    [ "$status" -eq 2 ]
+}
+
+@test "weights summing past 2^31, one changed by 1: exit 1 at once, the weight change and the first runs, no count" {
+    "$SC" lock --config "$LK/big.xml" --cluster big -o big.lock
+    grep -qx $'shard\t3\t2000000000\t500000001-2500000000\t127.0.0.4:1' big.lock
+    # the lock holds; layout still reports what such weights cost every server
+    run_split "$SC" layout --config "$LK/big.xml" --cluster big --lock big.lock
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"the lock holds"* ]]
+    [[ $stderr_text == *"every server builds a slot table"* ]]
+    run_split timeout 60 "$SC" layout --config "$LK/big-changed.xml" --cluster big --lock big.lock
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"the routing differs from the lock: total weight 2500000001 -> 2500000002; shard 3 weight 2000000000 -> 2000000001"* ]]
+    [[ $stderr_text == *"  cityHash64(order_id) % 6250000007500000002 in [2500000001, 2500000001]: shard 1 -> shard 3"* ]]
+    [ "$(grep -c '  cityHash64(order_id) % ' <<<"$stderr_text")" -eq 20 ]
+    [[ $stderr_text == *"has more slot boundaries than are walked (67108864): the share of keys that move is not counted"* ]]
+    [[ $stderr_text == *"reshard"* ]]
+}
+
+# ---- cluster names as DBAs write them (prod-ods, {cluster}, --macro) ----
+NF=$FIX/names
+
+@test "macro values are the engine's: <macros> text verbatim, blanks kept (getMacro), and so is shard-check's" {
+    # the engine: getMacro and a Distributed table over '{cluster}'
+    run_split chlocal --no-udf --config-file "$NF/macros.xml" -q "SELECT concat('[', getMacro('cluster'), '][', getMacro('padded'), ']')"
+    [ "$output" = "[ods_cluster][ ods_cluster ]" ]
+    run_split chlocal --no-udf --config-file "$NF/padded.xml" -q "SELECT concat('[', getMacro('cluster'), ']')"
+    [ "$output" = "[ ods_cluster ]" ]
+    # so with padded.xml, Distributed('{cluster}') names " ods_cluster ", which does not exist
+    run_split chlocal --no-udf --config-file "$NF/padded.xml" -q "CREATE TABLE l (k String) ENGINE = Memory;
+        CREATE TABLE d AS l ENGINE = Distributed('{cluster}', default, l, cityHash64(k))"
+    [ "$status" -ne 0 ]
+    [[ $stderr_text == *"' ods_cluster '"* ]]
+    run_split chlocal --no-udf --config-file "$NF/macros.xml" -q "CREATE TABLE l (k String) ENGINE = Memory;
+        CREATE TABLE d AS l ENGINE = Distributed('{cluster}', default, l, cityHash64(k));
+        SELECT count() FROM system.clusters WHERE cluster = 'ods_cluster'"
+    [ "$status" -eq 0 ]
+    [ "$output" = "3" ]
+    # shard-check does the same: ods_cluster with macros.xml, " ods_cluster " (not found, exit 1) with padded.xml
+    run_split "$SC" layout --config "$NF/macros.xml" --cluster '{cluster}'
+    [ "$status" -eq 0 ]
+    [[ $output == "cluster ods_cluster: 3 shards"* ]]
+    run_split "$SC" layout --config "$NF/padded.xml" --cluster '{cluster}'
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"cluster  ods_cluster  not found"* ]]
+}
+
+@test "--cluster '{cluster}' and 'ods_{env}': layout, route and verify resolve macros like the server" {
+    # the config's <macros>
+    "$SC" layout --config "$NF/macros.xml" --cluster ods_cluster >want
+    run_split "$SC" layout --config "$NF/macros.xml" --cluster '{cluster}'
+    [ "$status" -eq 0 ]
+    diff want <(printf '%s\n' "$output")
+    run_split "$SC" layout --config "$NF/macros.xml" --cluster 'ods_{env}'
+    [ "$status" -eq 0 ]
+    [[ $output == "cluster ods_prod: 1 shards"* ]]
+    printf 'ORD-%s\n' {1..200} >keys
+    "$SC" route --config "$NF/macros.xml" --cluster ods_cluster keys >want
+    run_split "$SC" route --config "$NF/macros.xml" --cluster '{cluster}' keys
+    [ "$status" -eq 0 ]
+    diff want <(printf '%s\n' "$output")
+    paste keys want >placed.tsv
+    run_split "$SC" verify --config "$NF/macros.xml" --cluster '{cluster}' placed.tsv
+    [ "$status" -eq 0 ]
+    # --macro gives the value (and wins over the config); the last --macro of a name wins
+    run_split "$SC" layout --config "$NF/prod-ods.xml" --cluster '{cluster}' --macro cluster=x --macro cluster=prod-ods
+    [ "$status" -eq 0 ]
+    [[ $output == "cluster prod-ods: 2 shards"* ]]
+    run_split "$SC" layout --config "$NF/macros.xml" --cluster '{cluster}' --macro cluster=ods_prod
+    [[ $output == "cluster ods_prod: 1 shards"* ]]
+    # a system.clusters dump has no <macros>: --macro it is
+    chlocal --no-udf --config-file "$NF/macros.xml" -q "SELECT * FROM system.clusters FORMAT TSVWithNames" >dump.tsv
+    run_split "$SC" layout --config dump.tsv --cluster '{cluster}' --macro cluster=ods_cluster
+    [ "$status" -eq 0 ]
+    [[ $output == "cluster ods_cluster: 3 shards"* ]]
+}
+
+@test "a macro without a value, an unclosed '{' or a bad --macro: exit 2, one line naming it and how to give it" {
+    run_split "$SC" layout --config "$NF/macros.xml" --cluster '{shard}'
+    [ "$status" -eq 2 ]
+    [ -z "$output" ]
+    [ "$stderr_text" = "shard-check: macro {shard} in cluster name '{shard}': no value: no --macro NAME=VALUE, and the --config's <macros> does not define it" ]
+    run_split "$SC" route --config "$FIX/clusters.tsv" --cluster '{cluster}'
+    [ "$status" -eq 2 ]
+    [ "$(wc -l <<<"$stderr_text")" -eq 1 ]
+    [[ $stderr_text == "shard-check: macro {cluster} in cluster name '{cluster}': no value: give --macro NAME=VALUE"*"system.clusters dump)" ]]
+    run_split "$SC" ddl --cluster '{cluster}' "$NF/macro.sql"
+    [ "$status" -eq 2 ]
+    [ "$stderr_text" = "shard-check: macro {cluster} in cluster name '{cluster}': no value: give --macro NAME=VALUE, or a --config whose <macros> defines it" ]
+    # a config read from a pipe is read once, by the layout: the macro must come from --macro
+    run_split "$SC" verify --config - --cluster '{cluster}' <"$NF/macros.xml"
+    [ "$status" -eq 2 ]
+    [[ $stderr_text == *"macro {cluster}"*"not a regular file or directory"* ]]
+    run_split "$SC" layout --config - --cluster '{cluster}' --macro cluster=ods_cluster <"$NF/macros.xml"
+    [ "$status" -eq 0 ]
+    run_split "$SC" layout --config "$NF/macros.xml" --cluster 'ods_{env'
+    [ "$status" -eq 2 ]
+    [ "$stderr_text" = "shard-check: cluster name 'ods_{env': a '{' without its '}': the server reads {NAME} as a macro and refuses this" ]
+    # a value that names itself: the server stops after 10 levels, and so do we
+    run_split "$SC" layout --config "$NF/macros.xml" --cluster '{a}' --macro 'a={a}'
+    [ "$status" -eq 2 ]
+    [[ $stderr_text == *"expand too deep"* ]]
+    for bad in "cluster" "=x" "{c}=x"; do
+        run_split "$SC" layout --config "$NF/macros.xml" --cluster '{cluster}' --macro "$bad"
+        [ "$status" -eq 2 ] || { echo "--macro '$bad' → $status"; return 1; }
+        [[ $stderr_text == "shard-check: --macro takes NAME=VALUE"* ]]
+    done
+    # control characters in the name cannot forge a line of the message
+    run_split "$SC" layout --config "$NF/macros.xml" --cluster $'{x\ny}'
+    [ "$(wc -l <<<"$stderr_text")" -eq 1 ]
+    [[ $stderr_text == *'macro {x\ny}'* ]]
+    # nor in a name (or a macro's value) that no cluster has
+    run_split "$SC" layout --config "$NF/macros.xml" --cluster '{x}' --macro $'x=a\nb'
+    [ "$status" -eq 1 ]
+    [ "$stderr_text" = "shard-check: $NF/macros.xml: cluster a\nb not found (no such cluster in <remote_servers>); clusters there: ods_cluster, ods_prod" ]
+}
+
+@test "ddl: prod-ods quoted every way the engine parses it (literal, \`back\`, \"double\", bare a-b, \\x2D) is prod-ods" {
+    # the engine reads each form as the cluster prod-ods: it creates the tables (ON CLUSTER aside)
+    # with prod-ods.xml and reports the cluster in system.tables
+    sed -E "s/ ON CLUSTER ('[^']*'|\`[^\`]*\`|\"[^\"]*\")//" "$NF/quoted.sql" >local.sql
+    run_split chlocal --no-udf --config-file "$NF/prod-ods.xml" --path "$PWD/db" --multiquery -q "CREATE DATABASE ods; $(cat local.sql)
+        SELECT count() FROM system.tables WHERE database = 'ods' AND engine = 'Distributed'"
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ "$output" = "5" ]
+    # and parses every ON CLUSTER as prod-ods
+    awk 'BEGIN { RS = ";\n" } { gsub(/\\/, "\\\\"); gsub(/\n/, "\\n"); if ($0 ~ /CREATE/) print }' "$NF/quoted.sql" >st.tsv
+    run_split chlocal --no-udf -q "SELECT DISTINCT extract(formatQuerySingleLine(replaceRegexpAll(q, '^(--[^\\n]*\\n)*', '')), ' ON CLUSTER (\\S+) ')
+        FROM file('$PWD/st.tsv', TSV, 'q String') FORMAT TSVRaw"
+    [ "$output" = "\`prod-ods\`" ]
+    # shard-check: all five point at prod-ods
+    run_split "$SC" ddl --cluster prod-ods "$NF/quoted.sql"
+    [ "$status" -eq 0 ] || { echo "$output $stderr_text"; return 1; }
+    [ "$(grep -c "on cluster prod-ods, sharding key cityHash64(order_id): ok" <<<"$output")" -eq 5 ]
+    run_split "$SC" ddl --cluster prod_ods "$NF/quoted.sql"
+    [ "$status" -eq 1 ]
+    [ "$(grep -c "points at cluster prod-ods, not prod_ods" <<<"$stderr_text")" -eq 5 ]
+    # the layout of prod-ods checked along: its shard 2 sets internal_replication, which plain
+    # (not Replicated*) tables must not have
+    run_split "$SC" ddl --cluster prod-ods --config "$NF/prod-ods.xml" "$NF/quoted.sql"
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == "cluster prod-ods: shard 2 has 2 replicas with internal_replication but the tables are not Replicated*"* ]]
+}
+
+@test "ddl: a raw SQL line with 'o\\'ds' is SQL, not FORMAT TSV to unescape (regression)" {
+    printf "%s\n" "CREATE TABLE ods.r (order_id String, created_at DateTime, updated_at DateTime) ENGINE = ReplacingMergeTree(updated_at) PARTITION BY toDate(created_at) ORDER BY order_id;" \
+        "CREATE TABLE ods.d AS ods.r ENGINE = Distributed('o\\'ds', ods, r, cityHash64(order_id));" >q.sql
+    run_split "$SC" ddl --cluster "o'ds" q.sql
+    [ "$status" -eq 0 ] || { echo "$output $stderr_text"; return 1; }
+    [[ $output == *"on cluster o'ds, sharding key"* ]]
+    # the same statements as SHOW CREATE TABLE prints them in FORMAT TSV still read as TSV
+    chlocal --no-udf --multiquery -q "SELECT formatQuerySingleLine(q) FROM file('$PWD/q.sql', LineAsString, 'q String') FORMAT TSV" >q.tsv
+    grep -q "Distributed(\\\\'o\\\\\\\\\\\\'ds\\\\'" q.tsv
+    run_split "$SC" ddl --cluster "o'ds" q.tsv
+    [ "$status" -eq 0 ] || { echo "$output $stderr_text"; return 1; }
+}
+
+@test "ddl: Distributed('{cluster}', ...) in generated DDL and in the engine's SHOW CREATE resolves like the server" {
+    # ods-ddl writes '{cluster}' as is; the engine keeps it in the table and expands it per server
+    "$BIN/ods-ddl" schema --cluster '{cluster}' --replicated >repl.sql
+    run_split "$SC" ddl --cluster '{cluster}' --config "$NF/macros.xml" repl.sql
+    [ "$status" -eq 0 ] || { echo "$output $stderr_text"; return 1; }
+    [[ $output == *"ods.order_snapshot_dist -> ods.order_snapshot_rep on cluster ods_cluster ({cluster}), sharding key cityHash64(order_id): ok"* ]]
+    # the expanded name given, the DDL's macro resolved from the config or --macro
+    run_split "$SC" ddl --cluster ods_cluster --config "$NF/macros.xml" "$NF/macro.sql"
+    [ "$status" -eq 0 ]
+    run_split "$SC" ddl --cluster ods_cluster --macro cluster=ods_cluster "$NF/macro.sql"
+    [ "$status" -eq 0 ]
+    run_split "$SC" ddl --cluster ods_cluster --macro cluster=ods_prod "$NF/macro.sql"
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"points at cluster ods_prod ({cluster}), not ods_cluster"* ]]
+    # the engine's own SHOW CREATE TABLE of such a table
+    sed "s/ ON CLUSTER '{cluster}'//" "$NF/macro.sql" >local.sql
+    chlocal --no-udf --config-file "$NF/macros.xml" --path "$PWD/db" --multiquery -q "CREATE DATABASE ods; $(cat local.sql)
+        SHOW CREATE TABLE ods.order_snapshot_rep INTO OUTFILE 'live.tsv' FORMAT TSV;
+        SHOW CREATE TABLE ods.order_snapshot_dist INTO OUTFILE 'live.tsv' APPEND FORMAT TSV"
+    grep -q "Distributed(\\\\'{cluster}\\\\'" live.tsv
+    run_split "$SC" ddl --cluster '{cluster}' --config "$NF/macros.xml" live.tsv
+    [ "$status" -eq 0 ] || { echo "$output $stderr_text"; return 1; }
+}
+
+@test "scripts/check-cluster: --cluster prod-ods and --cluster '{cluster}' pass, quoted end to end" {
+    export ODS_BUILD_DIR=${ODS_BUILD_DIR:-$ROOT/build}
+    run_split "$ROOT/scripts/check-cluster" --config "$NF/prod-ods.xml" --cluster prod-ods
+    [ "$status" -eq 0 ] || { echo "$output $stderr_text"; return 1; }
+    [[ $output == *"ods.order_snapshot_dist -> ods.order_snapshot_rep on cluster prod-ods, sharding key cityHash64(order_id): ok"* ]]
+    [[ $stderr_text == *"cluster prod-ods: FINAL through ods.order_snapshot_dist holds"* ]]
+    run_split "$ROOT/scripts/check-cluster" --config "$NF/macros.xml" --cluster '{cluster}'
+    [ "$status" -eq 0 ] || { echo "$output $stderr_text"; return 1; }
+    [[ $output == *"on cluster ods_cluster ({cluster}), sharding key cityHash64(order_id): ok"* ]]
+    # the live tables' DDL with the macro, checked against the expanded name
+    run_split "$ROOT/scripts/check-cluster" --config "$NF/macros.xml" --cluster ods_cluster --ddl "$NF/macro.sql"
+    [ "$status" -eq 0 ]
+    # a name the config does not hold fails the check (exit 1); nothing is run through a shell
+    run_split "$ROOT/scripts/check-cluster" --config "$NF/prod-ods.xml" --cluster 'x$(touch pwned)`touch pwned2`;y'
+    [ "$status" -eq 1 ]
+    [ ! -e pwned ]
+    [ ! -e pwned2 ]
+    # only what no server could name is refused up front; --ods-db stays a plain identifier
+    for bad in "" $'a\nb' $'a\tb'; do
+        run_split "$ROOT/scripts/check-cluster" --config "$NF/prod-ods.xml" --cluster "$bad"
+        [ "$status" -eq 2 ] || { echo "'$bad' → $status"; return 1; }
+        [[ $stderr_text == "check-cluster: --cluster must not "* ]]
+    done
+    run_split "$ROOT/scripts/check-cluster" --config "$NF/prod-ods.xml" --cluster prod-ods --ods-db "o-ds"
+    [ "$status" -eq 2 ]
+    [[ $stderr_text == "check-cluster: --ods-db must be a plain identifier: o-ds" ]]
+}
+
+# ---- layout against system.clusters on generated config trees ----
+
+HELPERS=$BUILD_DIR/tests/helpers
+
+# layout_tsv CLUSTER: shard-check layout's report on stdin as the engine's rows:
+# cluster, shard_num, shard_weight, internal_replication, replica_num, host_name, port.
+layout_tsv() {
+    awk -F'\t' -v c="$1" '/^shard / {
+        split($1, s, " "); split($2, w, " "); split($4, ir, " "); n = split($5, r, " ")
+        for (i = 2; i <= n; i++) {
+            p = r[i]; k = match(p, /:[0-9]+$/)
+            print c "\t" s[2] "\t" w[2] "\t" (ir[2] == "true" ? 1 : 0) "\t" (i - 1) "\t" substr(p, 1, k - 1) "\t" substr(p, k + 1)
+        }
+    }'
+}
+
+# diff_config DIR MAIN: every cluster named in DIR/clusters, with DIR/env exported: the engine's
+# system.clusters rows (chlocal --config-file MAIN) and shard-check layout --config MAIN must
+# agree; a cluster the engine does not show must be "not found" (exit 1). Writes what differs to
+# DIR.out and returns 1 if anything does, 2 if the engine refuses the config or shows a cluster
+# DIR/clusters does not name.
+diff_config() {
+    local dir=$1 main=$2 cl st
+    if ! (set -a; . "$dir/env"; set +a;
+        exec "$BIN/chlocal" --config-file "$main" -q "SELECT cluster, shard_num, shard_weight,
+            internal_replication, replica_num, host_name, port FROM system.clusters
+            ORDER BY cluster, shard_num, replica_num FORMAT TSV") >"$dir.engine" 2>"$dir.engine_err"; then
+        { echo "the engine refuses the config:"; cat "$dir.engine_err"; } >"$dir.out"
+        return 2
+    fi
+    # every cluster the engine shows is one the generator (or the fixture) names
+    if ! awk -F'\t' 'NR == FNR {want[$0] = 1; next} !($1 in want) {print "the engine shows cluster " $1 ", not in clusters"; bad = 1}
+            END {exit bad}' "$dir/clusters" "$dir.engine" >"$dir.out"; then
+        return 2
+    fi
+    while read -r cl; do
+        awk -F'\t' -v c="$cl" '$1 == c' "$dir.engine" >"$dir.want"
+        (set -a; . "$dir/env"; set +a; exec "$SC" layout --config "$main" --cluster "$cl") >"$dir.report" 2>"$dir.err"
+        st=$?
+        if [ ! -s "$dir.want" ]; then
+            if [ "$st" -ne 1 ] || ! grep -q "not found" "$dir.err"; then
+                { echo "cluster $cl: the engine has no such cluster; shard-check exit $st:"; cat "$dir.report" "$dir.err"; } >>"$dir.out"
+            fi
+            continue
+        fi
+        if [ "$(awk -F'\t' '{w += $3} END {print w + 0}' "$dir.want")" -eq 0 ]; then
+            if [ "$st" -ne 1 ] || ! grep -q "every shard has weight 0" "$dir.err"; then
+                { echo "cluster $cl: all weights 0 in the engine; shard-check exit $st:"; cat "$dir.report" "$dir.err"; } >>"$dir.out"
+            fi
+            continue
+        fi
+        layout_tsv "$cl" <"$dir.report" >"$dir.got"
+        : >"$dir.diff"
+        if [ "$st" -ne 0 ] || ! diff -u "$dir.want" "$dir.got" >"$dir.diff"; then
+            {
+                echo "cluster $cl: shard-check exit $st"
+                echo "--- engine (cluster shard weight internal_replication replica host port)"; cat "$dir.want"
+                echo "--- shard-check layout"; cat "$dir.report" "$dir.err"
+                echo "--- diff engine shard-check"; cat "$dir.diff"
+            } >>"$dir.out"
+        fi
+    done <"$dir/clusters"
+    [ ! -s "$dir.out" ]
+}
+
+# show_tree DIR: every file under DIR with its content
+show_tree() {
+    local f
+    find "$1" -type f | LC_ALL=C sort | while read -r f; do
+        echo "=== $f"
+        cat "$f"
+    done
+}
+
+@test "layout equals system.clusters on generated config trees (SHARD_DIFF_SEEDS overrides the seeds)" {
+    local seeds=${SHARD_DIFF_SEEDS:-$(seq 1 150)} seed bad=() shown=0 rc
+    for seed in $seeds; do
+        "$HELPERS/config_gen" --seed "$seed" --out "s$seed"
+        rc=0
+        diff_config "$PWD/s$seed" "$(cat "s$seed/main")" || rc=$?
+        [ "$rc" -eq 0 ] && continue
+        bad+=("$seed")
+        if [ "$rc" -eq 2 ]; then echo "seed $seed: a generator bug: $(head -1 "s$seed.out")" >&2; fi
+        if [ "$shown" -lt "${SHARD_DIFF_SHOW:-5}" ]; then
+            shown=$((shown + 1))
+            {
+                echo "##### seed $seed"
+                show_tree "$PWD/s$seed"
+                echo "##### seed $seed: engine rows"; cat "s$seed.engine"
+                cat "s$seed.out"
+            } >&2
+        else
+            { echo "##### seed $seed"; grep -v '^ ' "s$seed.out" | grep -E '^(cluster|[-+][^-+])' | head -8; } >&2
+        fi
+    done
+    if [ "${#bad[@]}" -ne 0 ]; then
+        echo "${#bad[@]} seeds differ: ${bad[*]} (re-run one: SHARD_DIFF_SEEDS=N SHARD_DIFF_SHOW=1)" >&2
+        false
+    fi
+}
+
+@test "layout equals system.clusters on the minimised cases in tests/fixtures/shard/diff/" {
+    local d name n=0 bad=()
+    for d in "$FIX"/diff/*/; do
+        name=$(basename "$d")
+        cp -r "$d" "$name"
+        # include_from takes an absolute path: @DIR@ is the copy's directory
+        grep -rl '@DIR@' "$name" | while read -r f; do sed -i "s|@DIR@|$PWD/$name|g" "$f"; done
+        [ -f "$name/env" ] || : >"$name/env"
+        n=$((n + 1))
+        if ! diff_config "$PWD/$name" "$PWD/$name/config.xml"; then
+            bad+=("$name")
+            { echo "##### $name: $(head -1 "$name/README")"; show_tree "$PWD/$name"; cat "$name.out"; } >&2
+        fi
+    done
+    [ "$n" -gt 0 ]
+    [ "${#bad[@]}" -eq 0 ]
 }

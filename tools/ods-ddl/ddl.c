@@ -82,6 +82,78 @@ int ddl_check_kafka(const char *s, int is_broker_list, ddl_error *err)
     return 0;
 }
 
+/* Length of the UTF-8 sequence at s (at most n bytes), or 0 when it is not valid UTF-8: no
+ * overlong forms, no surrogates, nothing above U+10FFFF (what the engine's isValidUTF8 and
+ * every XML parser accept). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (!len || len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) || (c == 0xF0 && s[1] < 0x90) ||
+        (c == 0xF4 && s[1] > 0x8F))
+        return 0;
+    return len;
+}
+
+int ddl_check_cluster(const char *s, ddl_error *err)
+{
+    if (!s || !*s)
+        return set_err(err, "must not be empty", NULL);
+    size_t n = strlen(s);
+    if (n > DDL_CLUSTER_MAX)
+        return set_err(err, "is longer than 255 bytes", NULL);
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        if (u[i] < 0x20 || u[i] == 0x7F)
+            return set_err(err, "must not hold control characters (tab, newline ...)", NULL);
+        size_t l = utf8_len(u + i, n - i);
+        if (!l)
+            return set_err(err, "is not valid UTF-8", NULL);
+        i += l;
+    }
+    /* The server's Macros::expand reads every '{' as the start of {NAME} up to the next '}'. */
+    for (const char *p = strchr(s, '{'); p; p = strchr(p, '{')) {
+        const char *close = strchr(p + 1, '}');
+        if (!close)
+            return set_err(err, "has a '{' without a closing '}': the server reads {NAME} as a macro", NULL);
+        if (close == p + 1 || memchr(p + 1, '{', (size_t)(close - p - 1)))
+            return set_err(err, "has an empty or nested macro reference: write macros as {NAME}", NULL);
+        p = close + 1;
+    }
+    return 0;
+}
+
+int ddl_cluster_is_bare(const char *s)
+{
+    /* Words the expression parser reads as literals (NULL, TRUE, FALSE, INF, INFINITY, NAN) or
+     * as an operator (NOT), found by parsing every keyword of system.keywords as Distributed's
+     * first argument: bare, Distributed(null, …) would name no cluster at all. */
+    static const char *const literal_words[] = {"null", "true", "false", "inf", "infinity", "nan", "not"};
+    if (!s || !((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
+        return 0;
+    for (const char *p = s + 1; *p; p++)
+        if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+            return 0;
+    for (size_t i = 0; i < sizeof literal_words / sizeof literal_words[0]; i++)
+        if (!strcasecmp(s, literal_words[i]))
+            return 0;
+    return 1;
+}
+
+int ddl_cluster_sql(FILE *out, const char *s)
+{
+    if (ddl_cluster_is_bare(s))
+        return fputs(s, out) == EOF ? DDL_EIO : 0;
+    return ddl_quote(out, s);
+}
+
 /* ddl_check_ident or ddl_check_kafka (kafka >= 0: is_broker_list) with err->what = what. */
 static int check_one(const char *v, const char *what, int kafka, ddl_error *err)
 {
@@ -106,8 +178,11 @@ int ddl_check_opts(const ddl_opts *o, int need_kafka, ddl_error *err)
         return set_err(err, "names a ClickHouse system database (system, information_schema): choose another", "--stg-db");
     if (reserved_db(o->ods_db))
         return set_err(err, "names a ClickHouse system database (system, information_schema): choose another", "--ods-db");
-    if (o->cluster && check_one(o->cluster, "--cluster", -1, err) < 0) /* NULL: one node */
+    if (o->cluster && ddl_check_cluster(o->cluster, err) < 0) { /* NULL: one node */
+        if (err)
+            err->what = "--cluster";
         return DDL_EINVAL;
+    }
     if (o->replicated && !o->cluster)
         return set_err(err, "needs --cluster", "--replicated");
     if (!need_kafka)
@@ -189,11 +264,21 @@ int ddl_hashdiff_args(FILE *out)
     return fputs("]", out) == EOF ? DDL_EIO : 0;
 }
 
+/* The cluster name as SQL (ddl_cluster_sql). Every place that names the cluster goes through
+ * here: ON CLUSTER and Distributed's first argument. */
+static void cluster_name(int *st, FILE *out, const ddl_opts *o)
+{
+    if (!*st)
+        *st = ddl_cluster_sql(out, o->cluster);
+}
+
 /* " ON CLUSTER name" or nothing. */
 static void on_cluster(int *st, FILE *out, const ddl_opts *o)
 {
-    if (o->cluster)
-        put(st, out, " ON CLUSTER %s", o->cluster);
+    if (o->cluster) {
+        put(st, out, " ON CLUSTER ");
+        cluster_name(st, out, o);
+    }
 }
 
 /* ENGINE = [Replicated]NAME[(args)]: a replica path per shard, table and database. */
@@ -275,8 +360,11 @@ static void store_columns(int *st, FILE *out, int gate)
 static void dist_table(int *st, FILE *out, const ddl_opts *o, const char *name, const char *local, const char *key)
 {
     const char *D = o->ods_db;
-    put(st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.%s ON CLUSTER %s AS %s.%s\nENGINE = Distributed(%s, %s, %s%s%s)",
-        D, name, o->cluster, D, local, o->cluster, D, local, key ? ", " : "", key ? key : "");
+    put(st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.%s", D, name);
+    on_cluster(st, out, o);
+    put(st, out, " AS %s.%s\nENGINE = Distributed(", D, local);
+    cluster_name(st, out, o);
+    put(st, out, ", %s, %s%s%s)", D, local, key ? ", " : "", key ? key : "");
 }
 
 int ddl_schema(FILE *out, const ddl_opts *o)

@@ -8,8 +8,11 @@
 
 #include "wire_contract.h"
 
-/* Longest database, table or cluster name accepted (ClickHouse allows longer; we need no more). */
+/* Longest database or table name accepted (ClickHouse allows longer; we need no more). */
 #define DDL_IDENT_MAX 64
+/* Longest cluster name accepted: cluster names are written as DBAs name their clusters
+ * (prod-ods, {cluster}, ods_{env}), quoted when they are not plain identifiers. */
+#define DDL_CLUSTER_MAX 255
 /* The most creation days one INSERT block of the transition may touch (one partition each):
  * ten years, so a backfill loads whole while a runaway created_at still fails loudly. */
 #define DDL_MAX_PARTITIONS 3660
@@ -37,6 +40,19 @@ enum { DDL_EINVAL = -1, DDL_EIO = -2 };
 
 /* 0 when s is a plain identifier: [A-Za-z_][A-Za-z0-9_]*, at most DDL_IDENT_MAX bytes. */
 int ddl_check_ident(const char *s, ddl_error *err);
+/* 0 when s may be a cluster name: 1 … DDL_CLUSTER_MAX bytes of valid UTF-8 without control
+ * characters (bytes below 0x20, DEL), every '{' opening a macro reference {NAME} with a
+ * non-empty NAME free of '{' (the server expands macros in cluster names and has no escape for
+ * a literal '{'; an unclosed one fails there). Anything else, quotes and backslashes included,
+ * is written quoted (ddl_cluster_sql). */
+int ddl_check_cluster(const char *s, ddl_error *err);
+/* 1 when the cluster name s is written bare: a plain identifier that the expression parser
+ * also reads as an identifier (not NULL, TRUE, FALSE, INF, INFINITY, NAN or NOT, in any case). */
+int ddl_cluster_is_bare(const char *s);
+/* Writes the cluster name s as the engine must read it, in ON CLUSTER and as Distributed's
+ * first argument alike: bare when ddl_cluster_is_bare, else a single-quoted string literal
+ * (ddl_quote). Macros ({cluster}) stay as written: the server expands them in both places. */
+int ddl_cluster_sql(FILE *out, const char *s);
 /* 0 when s may be a Kafka broker list, topic or group name: 1 … DDL_KAFKA_MAX bytes of
  * [A-Za-z0-9._-] (a broker list also ":,[]" for host:port lists and IPv6). */
 int ddl_check_kafka(const char *s, int is_broker_list, ddl_error *err);

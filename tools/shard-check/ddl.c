@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "key.h"
 
@@ -61,6 +62,11 @@ static int push(toks *ts, int type, const char *s, size_t n, long line)
     return 0;
 }
 
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
 /* Reads a quoted token body ending in q; backslash escapes and doubled quotes, as ClickHouse. */
 static long quoted(const char *s, size_t len, size_t i, char q, char *out, size_t *olen, long *line)
 {
@@ -71,7 +77,15 @@ static long quoted(const char *s, size_t len, size_t i, char q, char *out, size_
             ++*line;
         if (c == '\\' && i + 1 < len) {
             char d = s[++i];
-            out[w++] = d == 'n' ? '\n' : d == 't' ? '\t' : d == '0' ? '\0' : d;
+            int hi, lo;
+            /* \xHH and the one-letter escapes the engine decodes (decodeEscapeSequence) */
+            if (d == 'x' && i + 2 < len && (hi = hexval(s[i + 1])) >= 0 && (lo = hexval(s[i + 2])) >= 0) {
+                out[w++] = (char)(hi * 16 + lo);
+                i += 2;
+                continue;
+            }
+            out[w++] = d == 'n' ? '\n' : d == 't' ? '\t' : d == '0' ? '\0' : d == 'r' ? '\r' : d == 'b' ? '\b'
+                     : d == 'f' ? '\f' : d == 'a' ? '\a' : d == 'v' ? '\v' : d == 'e' ? '\033' : d;
         } else if (c == q) {
             if (i + 1 < len && s[i + 1] == q) {
                 out[w++] = q;
@@ -358,6 +372,188 @@ static const char *arg_name(const toks *ts, range r)
     return NULL;
 }
 
+/* A bare word the expression parser reads as a literal, not as an identifier. */
+static int literal_word(const tok *t)
+{
+    static const char *const words[] = {"null", "true", "false", "inf", "infinity", "nan"};
+    for (size_t i = 0; t->type == T_IDENT && i < sizeof words / sizeof words[0]; i++)
+        if (!strcasecmp(t->text, words[i]))
+            return 1;
+    return 0;
+}
+
+/* The cluster name of Distributed's first argument as the engine's getClusterName reads it: an
+ * identifier (bare, `back` or "double" quoted, db.name compound), a string literal, or several
+ * of those joined by '-' (prod-ods parses as minus(prod, ods): the engine's "hack to support
+ * hyphens", which joins them with '-', however they were spaced). *out is malloc'ed; NULL when
+ * the argument is anything else (the engine refuses it), or out of memory (*oom set). */
+static char *cluster_arg(const toks *ts, range r, int *oom)
+{
+    size_t cap = 1;
+    for (size_t i = r.b; i < r.e; i++)
+        cap += strlen(ts->t[i].text) + 1;
+    char *out = malloc(cap);
+    if (!out) {
+        *oom = 1;
+        return NULL;
+    }
+    size_t w = 0, i = r.b;
+    for (;;) {
+        /* one operand: a string literal, or an identifier with .parts */
+        const tok *t = &ts->t[i];
+        if (i >= r.e || !(is_name(t) || t->type == T_STRING) || literal_word(t))
+            break;
+        w += (size_t)sprintf(out + w, "%s", t->text);
+        i++;
+        while (t->type != T_STRING && i + 1 < r.e && is_p(&ts->t[i], '.') && is_name(&ts->t[i + 1]))
+            w += (size_t)sprintf(out + w, ".%s", ts->t[i + 1].text), i += 2;
+        if (i == r.e)
+            return out;
+        if (!is_p(&ts->t[i], '-'))
+            break;
+        out[w++] = '-';
+        i++;
+    }
+    free(out);
+    return NULL;
+}
+
+/* s with TSV escaping (sc_fput_escaped's) into buf, truncated to fit, so that a name from the
+ * SQL cannot forge a line of the report. */
+static const char *esc(const char *s, char *buf, size_t cap)
+{
+    size_t w = 0;
+    for (; s && *s && w + 3 < cap; s++) {
+        const char *e = *s == '\\' ? "\\\\" : *s == '\t' ? "\\t" : *s == '\n' ? "\\n" : *s == '\r' ? "\\r"
+                      : *s == '\b' ? "\\b" : *s == '\f' ? "\\f" : NULL;
+        if (e) {
+            memcpy(buf + w, e, 2);
+            w += 2;
+        } else {
+            buf[w++] = *s;
+        }
+    }
+    buf[w] = 0;
+    return buf;
+}
+
+/* The value of macro name (len bytes) in *val (malloc'ed): the last --macro NAME=VALUE, else
+ * the config's <macros>. SC_OK, SC_E_CHECK with *why when it has none, SC_E_NOMEM. */
+static int macro_value(const sc_macros *m, const char *name, size_t len, char **val, const char **why)
+{
+    *val = NULL;
+    for (size_t k = m ? m->n_defs : 0; k-- > 0;) {
+        const char *d = m->defs[k], *eq = strchr(d, '=');
+        if (eq && (size_t)(eq - d) == len && !memcmp(d, name, len))
+            return (*val = strdup(eq + 1)) ? SC_OK : SC_E_NOMEM;
+    }
+    if (!m || !m->config) {
+        *why = "no value: give --macro NAME=VALUE, or a --config whose <macros> defines it";
+        return SC_E_CHECK;
+    }
+    struct stat sb;
+    if (!strcmp(m->config, "-") || stat(m->config, &sb) != 0 || !(S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode))) {
+        /* a pipe is read once, by the layout: the macros must come from the command line */
+        *why = "no value: give --macro NAME=VALUE (the --config is not a regular file or directory, "
+               "so it is not read twice for its <macros>)";
+        return SC_E_CHECK;
+    }
+    char *key = strndup(name, len);
+    if (!key)
+        return SC_E_NOMEM;
+    sc_err e = {0};
+    int rc = sc_config_macro(m->config, key, val, &e);
+    free(key);
+    if (rc == SC_OK || rc == SC_E_NOMEM)
+        return rc;
+    *why = rc == SC_E_CHECK ? "no value: no --macro NAME=VALUE, and the --config's <macros> does not define it"
+                            : "no value: give --macro NAME=VALUE (the --config has no <macros> to read: "
+                              "not a readable server config XML, e.g. a system.clusters dump)";
+    return SC_E_CHECK;
+}
+
+int sc_macros_expand(const sc_macros *m, const char *s, char **out, sc_err *err)
+{
+    char *cur = strdup(s);
+    if (!cur)
+        return SC_E_NOMEM;
+    /* as Macros::expand: one pass replaces every {NAME}, then the result is expanded again
+     * (a value may hold macros), at most 10 levels, results over 64 KiB refused */
+    for (int level = 0; strchr(cur, '{'); level++) {
+        char b1[200], b2[200];
+        if (level >= 10 || (level && strlen(cur) > 65536)) {
+            snprintf(err->where, sizeof err->where, "cluster name '%s'", esc(s, b1, sizeof b1));
+            err->msg = "its macros expand too deep (10 levels) or too long, as the server refuses them";
+            err->line = err->col = 0;
+            free(cur);
+            return SC_E_INPUT;
+        }
+        size_t n = strlen(cur), cap = n + 1, w = 0;
+        char *res = malloc(cap);
+        int rc = res ? SC_OK : SC_E_NOMEM;
+        for (size_t pos = 0; rc == SC_OK;) {
+            const char *open = strchr(cur + pos, '{');
+            size_t b = open ? (size_t)(open - cur) : n;
+            if (w + (b - pos) + 1 > cap) {
+                char *nr = realloc(res, cap = w + (b - pos) + 1);
+                if (!nr) {
+                    rc = SC_E_NOMEM;
+                    break;
+                }
+                res = nr;
+            }
+            memcpy(res + w, cur + pos, b - pos);
+            w += b - pos;
+            res[w] = 0;
+            if (!open)
+                break;
+            const char *close = strchr(open + 1, '}');
+            if (!close) {
+                snprintf(err->where, sizeof err->where, "cluster name '%s'", esc(s, b1, sizeof b1));
+                err->msg = "a '{' without its '}': the server reads {NAME} as a macro and refuses this";
+                err->line = err->col = 0;
+                rc = SC_E_INPUT;
+                break;
+            }
+            char *val;
+            const char *why = NULL;
+            rc = macro_value(m, open + 1, (size_t)(close - open - 1), &val, &why);
+            if (rc == SC_E_CHECK) {
+                char name[200];
+                snprintf(name, sizeof name, "%.*s", (int)(close - open - 1), open + 1);
+                snprintf(err->where, sizeof err->where, "macro {%s} in cluster name '%s'", esc(name, b2, sizeof b2),
+                         esc(s, b1, sizeof b1));
+                err->msg = why;
+                err->line = err->col = 0;
+                rc = SC_E_INPUT;
+                break;
+            }
+            if (rc != SC_OK)
+                break;
+            size_t vl = strlen(val);
+            char *nr = realloc(res, cap = w + vl + (n - (size_t)(close + 1 - cur)) + 1);
+            if (!nr) {
+                free(val);
+                rc = SC_E_NOMEM;
+                break;
+            }
+            res = nr;
+            memcpy(res + w, val, vl + 1);
+            w += vl;
+            free(val);
+            pos = (size_t)(close + 1 - cur);
+        }
+        free(cur);
+        if (rc != SC_OK) {
+            free(res);
+            return rc;
+        }
+        cur = res;
+    }
+    *out = cur;
+    return SC_OK;
+}
+
 /* Column identifiers an expression uses (identifiers not called as functions, not keywords). */
 static size_t columns_used(const toks *ts, range r, const char **out, size_t max)
 {
@@ -514,6 +710,20 @@ static void check_sharding(ctx *c, const toks *ts, const table *dist, const tabl
     (void)lname;
 }
 
+/* 1 when the line holds a ' not escaped by a backslash: raw SQL (a string literal opens with
+ * one), never FORMAT TSV output, which writes every ' as \' (so 'o\'ds' on a raw line is not
+ * taken for TSV and unescaped into 'o'ds'). */
+static int bare_quote(const char *s, size_t n)
+{
+    size_t bs = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\'' && bs % 2 == 0)
+            return 1;
+        bs = s[i] == '\\' ? bs + 1 : 0;
+    }
+    return 0;
+}
+
 int sc_ddl_check(const char *sql, size_t len, const sc_ddl_opts *o, FILE *report, FILE *problems,
                  size_t *n_problems, sc_err *err)
 {
@@ -530,7 +740,8 @@ int sc_ddl_check(const char *sql, size_t len, const sc_ddl_opts *o, FILE *report
         size_t k = 0;
         while (k < l && isspace((unsigned char)ln[k]))
             k++;
-        int tsv = l - k > 7 && !strncasecmp(ln + k, "CREATE ", 7) && (memmem(ln, l, "\\n", 2) || memmem(ln, l, "\\'", 2));
+        int tsv = l - k > 7 && !strncasecmp(ln + k, "CREATE ", 7) && (memmem(ln, l, "\\n", 2) || memmem(ln, l, "\\'", 2)) &&
+                  !bare_quote(ln, l);
         if (tsv) {
             const char *why;
             long ul = sc_tsv_unescape(ln, l, text + w, &why);
@@ -596,8 +807,7 @@ int sc_ddl_check(const char *sql, size_t len, const sc_ddl_opts *o, FILE *report
             *n_problems += c.n;
             continue;
         }
-        const char *cl = arg_name(&ts, d->args[0]), *ldb = arg_name(&ts, d->args[1]),
-                   *ltab = arg_name(&ts, d->args[2]);
+        const char *ldb = arg_name(&ts, d->args[1]), *ltab = arg_name(&ts, d->args[2]);
         if (!ldb || !ldb[0])
             ldb = d->db;
         snprintf(lname, sizeof lname, "%s%s%s", ldb ? ldb : "", ldb && ldb[0] ? "." : "", ltab ? ltab : "?");
@@ -621,9 +831,30 @@ int sc_ddl_check(const char *sql, size_t len, const sc_ddl_opts *o, FILE *report
             continue;
         }
         checked++;
-        if (!cl || strcmp(cl, o->cluster) != 0)
+        /* the cluster as the server resolves it: getClusterName, then its macros expanded */
+        int oom = 0;
+        char *cl = cluster_arg(&ts, d->args[0], &oom), *clx = NULL;
+        if (oom) {
+            rc = SC_E_NOMEM;
+            break;
+        }
+        if (cl && strchr(cl, '{')) {
+            rc = sc_macros_expand(o->macros, cl, &clx, err);
+            if (rc != SC_OK) {
+                free(cl);
+                break;
+            }
+        }
+        char e1[300], e2[300], e3[300], shown[700];
+        if (!cl)
+            snprintf(shown, sizeof shown, "(an expression)");
+        else if (clx)
+            snprintf(shown, sizeof shown, "%s (%s)", esc(clx, e1, sizeof e1), esc(cl, e2, sizeof e2));
+        else
+            snprintf(shown, sizeof shown, "%s", esc(cl, e1, sizeof e1));
+        if (!cl || strcmp(clx ? clx : cl, o->cluster) != 0)
             problem(&c, "points at cluster %s, not %s: its rows are routed by that cluster's shard list and "
-                        "weights, not by the layout being checked", cl ? cl : "(an expression)", o->cluster);
+                        "weights, not by the layout being checked", shown, esc(o->cluster, e3, sizeof e3));
         if (!loc) {
             problem(&c, "its local table %s is not in the input: its ORDER BY, version column and partition key "
                         "cannot be checked (add its SHOW CREATE TABLE)", lname);
@@ -636,9 +867,11 @@ int sc_ddl_check(const char *sql, size_t len, const sc_ddl_opts *o, FILE *report
         char key[512] = "(none)";
         if (d->n_args >= 4)
             render(&ts, d->args[3], key, sizeof key);
-        fprintf(report, "%s -> %s on cluster %s, sharding key %s: %s\n", dname, lname, cl ? cl : "?", key,
+        fprintf(report, "%s -> %s on cluster %s, sharding key %s: %s\n", dname, lname, cl ? shown : "?", key,
                 c.n ? "FAIL" : "ok");
         *n_problems += c.n;
+        free(cl);
+        free(clx);
     }
     if (rc == SC_OK && !checked && !o->local) {
         fprintf(problems, "no Distributed table over a ReplacingMergeTree in the input: nothing FINAL could "

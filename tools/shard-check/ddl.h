@@ -8,10 +8,26 @@
 
 #include "layout.h"
 
+/* Where the values of {NAME} macros in cluster names come from, as the server expands them
+ * (Macros::expand, in ON CLUSTER and in Distributed's cluster argument alike). */
 typedef struct {
-    const char *cluster;       /* the cluster the Distributed table must point at */
+    const char *const *defs; /* "NAME=VALUE" from --macro, in order; a later one wins */
+    size_t n_defs;
+    const char *config;      /* when no --macro defines NAME: this config's <macros>, or NULL */
+} sc_macros;
+
+/* Expands every {NAME} in s as the server's Macros::expand does: the value replaces the
+ * reference verbatim (blanks kept), and the result is expanded again, at most 10 levels deep.
+ * *out is malloc'ed (a copy of s when it has no '{'). SC_OK; SC_E_INPUT with err (where: the
+ * macro and the name it is in; msg: why and how to give it a value) for an unclosed '{' or a
+ * macro without value; SC_E_NOMEM. */
+int sc_macros_expand(const sc_macros *m, const char *s, char **out, sc_err *err);
+
+typedef struct {
+    const char *cluster;       /* the cluster the Distributed table must point at (expanded) */
     const char *local;         /* "db.table" the Distributed table must point at, or NULL */
     const sc_cluster *layout;  /* when given, its replicas are checked against the engines */
+    const sc_macros *macros;   /* expands macros in the DDL's cluster names; NULL: none defined */
 } sc_ddl_opts;
 
 /* Parses sql (one or more statements; TSV-escaped SHOW CREATE rows are accepted) and checks every

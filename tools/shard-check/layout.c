@@ -3,6 +3,7 @@
 #include "layout.h"
 
 #include "io.h"
+#include "xtree.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -18,6 +19,8 @@
 
 #define SC_CONFIG_MAX_MIB 64
 #define SC_CONFIG_MAX ((size_t)SC_CONFIG_MAX_MIB << 20)
+/* Above 2^24 units of weight (128 MiB of slot table) layout reports the cluster. */
+#define SC_SLOT_TABLE_MAX (1ull << 24)
 
 void sc_err_set(sc_err *err, const char *msg, const char *where, long line, long col)
 {
@@ -58,9 +61,12 @@ typedef struct xn {
     char *name;
     char *text;
     size_t text_len;
-    int replace, remove, optional;
+    int replace, remove, optional, merge_attr;
+    /* The attributes that identify the element when merge files are matched to it (every one but
+     * replace, remove, incl, from_zk and from_env), as name/value pairs sorted by name. */
+    char **attr;
+    size_t n_attr;
     int misc;  /* a comment or processing instruction: a child node for the server's DOM */
-    int raw;   /* text set from the environment: taken verbatim, not trimmed */
     int n_subst; /* how many of incl= / from_zk= / from_env= the element carries */
     char *subst, *subst_val; /* the last of them: its attribute name and value */
     struct xn **kids;
@@ -88,6 +94,9 @@ static void xn_free(xn *n)
         free(n->text);
         free(n->subst);
         free(n->subst_val);
+        for (size_t i = 0; i < 2 * n->n_attr; i++)
+            free(n->attr[i]);
+        free(n->attr);
         free(n);
         n = up;
     }
@@ -105,6 +114,61 @@ static int xn_add(xn *parent, xn *kid)
     }
     parent->kids[parent->n_kids++] = kid;
     kid->parent = parent;
+    return 0;
+}
+
+/* Poco's setAttribute: a new value for a name already there, else one more pair (kept sorted). */
+static int xn_set_attr(xn *n, const char *name, const char *value)
+{
+    size_t i = 0;
+    while (i < n->n_attr && strcmp(n->attr[2 * i], name) < 0)
+        i++;
+    char *v = strdup(value);
+    if (!v)
+        return -1;
+    if (i < n->n_attr && !strcmp(n->attr[2 * i], name)) {
+        free(n->attr[2 * i + 1]);
+        n->attr[2 * i + 1] = v;
+        return 0;
+    }
+    char *k = strdup(name), **a = k ? realloc(n->attr, (2 * n->n_attr + 2) * sizeof *a) : NULL;
+    if (!a) {
+        free(k);
+        free(v);
+        return -1;
+    }
+    memmove(a + 2 * i + 2, a + 2 * i, (2 * (n->n_attr - i)) * sizeof *a);
+    a[2 * i] = k;
+    a[2 * i + 1] = v;
+    n->attr = a;
+    n->n_attr++;
+    if (!strcmp(name, "optional"))
+        n->optional = 1;
+    else if (!strcmp(name, "merge"))
+        n->merge_attr = 1;
+    return 0;
+}
+
+/* Sets one attribute as the server's DOM would hold it: the flags for replace/remove, the one
+ * substitution, the rest as identity pairs. */
+static int xn_attr(xn *n, const char *name, const char *value)
+{
+    if (!strcmp(name, "replace")) {
+        n->replace = 1;
+    } else if (!strcmp(name, "remove")) {
+        n->remove = 1;
+    } else if (!strcmp(name, "incl") || !strcmp(name, "from_env") || !strcmp(name, "from_zk")) {
+        if (!n->subst || strcmp(n->subst, name))
+            n->n_subst++;
+        free(n->subst);
+        free(n->subst_val);
+        n->subst = strdup(name);
+        n->subst_val = strdup(value);
+        if (!n->subst || !n->subst_val)
+            return -1;
+    } else {
+        return xn_set_attr(n, name, value);
+    }
     return 0;
 }
 
@@ -130,28 +194,13 @@ static void x_start(void *ud, const XML_Char *name, const XML_Char **attrs)
         XML_StopParser(xp->p, XML_FALSE);
         return;
     }
-    for (size_t i = 0; attrs[i]; i += 2) {
-        if (!strcmp(attrs[i], "replace"))
-            n->replace = 1;
-        else if (!strcmp(attrs[i], "remove"))
-            n->remove = 1;
-        else if (!strcmp(attrs[i], "optional"))
-            n->optional = 1;
-        else if (!strcmp(attrs[i], "incl") || !strcmp(attrs[i], "from_env") ||
-                 !strcmp(attrs[i], "from_zk")) {
-            free(n->subst);
-            free(n->subst_val);
-            n->subst = strdup(attrs[i]);
-            n->subst_val = strdup(attrs[i + 1]);
-            n->n_subst++;
-            if (!n->subst || !n->subst_val) {
-                xn_free(n);
-                xp->oom = 1;
-                XML_StopParser(xp->p, XML_FALSE);
-                return;
-            }
+    for (size_t i = 0; attrs[i]; i += 2)
+        if (xn_attr(n, attrs[i], attrs[i + 1]) != 0) {
+            xn_free(n);
+            xp->oom = 1;
+            XML_StopParser(xp->p, XML_FALSE);
+            return;
         }
-    }
     if (!xp->root)
         xp->root = n;
     else if (xn_add(xp->cur, n) != 0) {
@@ -209,7 +258,8 @@ static void x_pi(void *ud, const XML_Char *target, const XML_Char *data)
     x_misc(ud);
 }
 
-static int parse_xml(const char *path, const char *data, size_t len, xn **out, sc_err *err)
+/* any_root: an include_from file or a from_env value, whose root element may have any name. */
+static int parse_xml(const char *path, const char *data, size_t len, int any_root, xn **out, sc_err *err)
 {
     xparse xp = {0};
     xp.p = XML_ParserCreate(NULL);
@@ -241,7 +291,7 @@ static int parse_xml(const char *path, const char *data, size_t len, xn **out, s
     XML_ParserFree(xp.p);
     if (rc == SC_OK) {
         const char *r = xp.root->name;
-        if (strcmp(r, "clickhouse") && strcmp(r, "yandex") && strcmp(r, "config")) {
+        if (!any_root && strcmp(r, "clickhouse") && strcmp(r, "yandex") && strcmp(r, "config")) {
             sc_err_set(err, "root element is not <clickhouse> (or legacy <yandex>)", path, 1, 0);
             xn_free(xp.root);
             return SC_E_INPUT;
@@ -270,57 +320,93 @@ static int has_content(const xn *n)
     return 0;
 }
 
-/* deleteAttributesRecursive: an element pasted in as is loses replace="…" below its top. */
-static void clear_replace_below(xn *n)
+/* deleteAttributesRecursive: an element pasted in as is loses replace="…" below its top, and
+ * its descendants marked remove="…" go (the element itself keeps both). */
+static void delete_attributes_below(xn *n)
 {
-    for (size_t i = 0; i < n->n_kids; i++)
-        if (n->kids[i]) {
-            n->kids[i]->replace = 0;
-            clear_replace_below(n->kids[i]);
+    for (size_t i = 0; i < n->n_kids; i++) {
+        xn *k = n->kids[i];
+        if (!k)
+            continue;
+        k->replace = 0;
+        if (k->remove) {
+            xn_free(k);
+            n->kids[i] = NULL;
+        } else {
+            delete_attributes_below(k);
         }
+    }
 }
 
-/* ClickHouse's ConfigProcessor::mergeRecursive, in substance: the non-blank text of `into` goes
- * and the text of `with` is appended; a child of `with` replaces, removes or merges into the
- * first not-yet-matched same-named child of `into` (its attributes copied over, the target's
- * substitutions dropped when the source has a value); unmatched children are appended.
+/* getElementIdentifier's order: the name, then the attribute pairs sorted by name, compared as a
+ * std::vector<std::string> (element by element, bytewise, a proper prefix first). */
+static int id_less(const void *pa, const void *pb)
+{
+    const xn *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+    if (c)
+        return c < 0;
+    size_t na = 2 * a->n_attr, nb = 2 * b->n_attr;
+    for (size_t i = 0; i < na && i < nb; i++)
+        if ((c = strcmp(a->attr[i], b->attr[i])) != 0)
+            return c < 0;
+    return na < nb;
+}
+
+/* ClickHouse's ConfigProcessor::mergeRecursive: the non-blank text of `into` goes and the text of
+ * `with` is appended. Each element of `with` is looked up among the elements `into` had on entry
+ * by name and attributes, through the same std::multimap the server uses (xtree.h: with several
+ * equal candidates, which one is found depends on the tree's shape, not on document order); a
+ * match is removed, replaced (in place) or merged into (attributes copied over, the target's
+ * substitutions dropped when the source has content), and leaves the map; the rest is appended.
  * Takes ownership of with. */
-static int merge(xn *into, xn *with)
+static int merge(xn *into, xn *with, const char *path, sc_err *err)
 {
     size_t n0 = into->n_kids;
-    char *matched = calloc(n0 ? n0 : 1, 1);
-    if (!matched)
-        return -1;
+    xt_node *pool = malloc((n0 ? n0 : 1) * sizeof *pool);
+    if (!pool) {
+        xn_free(with);
+        return SC_E_NOMEM;
+    }
+    xt_tree tree;
+    xt_init(&tree, pool, n0, id_less);
+    for (size_t j = 0; j < n0; j++)
+        if (into->kids[j])
+            xt_insert(&tree, into->kids[j], j);
     if (into->text_len && !is_blank(into->text, into->text_len)) {
         free(into->text);
         into->text = NULL;
         into->text_len = 0;
     }
+    int rc = SC_OK;
     if (with->text_len) {
         char *t = realloc(into->text, into->text_len + with->text_len + 1);
         if (!t) {
-            free(matched);
-            return -1;
+            rc = SC_E_NOMEM;
+        } else {
+            memcpy(t + into->text_len, with->text, with->text_len);
+            into->text_len += with->text_len;
+            t[into->text_len] = 0;
+            into->text = t;
         }
-        memcpy(t + into->text_len, with->text, with->text_len);
-        into->text_len += with->text_len;
-        t[into->text_len] = 0;
-        into->text = t;
     }
-    into->raw = 0;
     into->misc |= with->misc;
-    int rc = 0;
-    for (size_t i = 0; i < with->n_kids; i++) {
+    for (size_t i = 0; rc == SC_OK && i < with->n_kids; i++) {
         xn *w = with->kids[i];
         with->kids[i] = NULL;
         if (!w)
             continue;
-        size_t j;
-        for (j = 0; j < n0; j++)
-            if (!matched[j] && into->kids[j] && !strcmp(into->kids[j]->name, w->name))
-                break;
-        if (j < n0) {
-            matched[j] = 1;
+        if (w->remove && w->replace) {
+            sc_err_set(err, "an element has both remove= and replace=: ClickHouse refuses to load such a config",
+                       path, 0, 0);
+            xn_free(w);
+            rc = SC_E_INPUT;
+            break;
+        }
+        xt_node *hit = xt_find(&tree, w);
+        if (hit) {
+            size_t j = hit->value;
+            xt_erase(&tree, hit);
             xn *t = into->kids[j];
             if (w->remove) {
                 xn_free(t);
@@ -348,113 +434,306 @@ static int merge(xn *into, xn *with)
                     t->subst_val = w->subst_val;
                     w->subst = w->subst_val = NULL;
                 }
-                t->optional |= w->optional;
-                if (merge(t, w) != 0)
-                    rc = -1;
+                for (size_t a = 0; rc == SC_OK && a < w->n_attr; a++)
+                    if (xn_set_attr(t, w->attr[2 * a], w->attr[2 * a + 1]) != 0)
+                        rc = SC_E_NOMEM;
+                if (rc == SC_OK)
+                    rc = merge(t, w, path, err);
+                else
+                    xn_free(w);
             }
         } else if (w->remove) {
             xn_free(w);
         } else {
-            clear_replace_below(w);
+            delete_attributes_below(w);
             if (xn_add(into, w) != 0) {
                 xn_free(w);
-                rc = -1;
+                rc = SC_E_NOMEM;
             }
         }
     }
-    free(matched);
-    with->n_kids = 0;
+    free(pool);
     xn_free(with);
     return rc;
 }
 
-/* ConfigProcessor::doIncludesRecursive for from_env=, after the merge: the element takes the
- * variable's value from this process's environment (replace="…" first drops its content); an
- * unset variable leaves it as written (the server logs a warning) or, with optional="…",
- * removes it. Element content without replace="…" is refused, as the server refuses it. */
-static int resolve_env(xn *n, const char *path, sc_err *err)
+/* Poco's importNode(…, deep): a copy of src and everything below it (as deep as one parsed
+ * file, so the recursion stays within the parse's depth bound twice over). */
+static xn *xn_copy(const xn *src)
 {
-    for (size_t i = 0; i < n->n_kids; i++) {
-        xn *k = n->kids[i];
-        if (!k)
+    xn *n = calloc(1, sizeof *n);
+    if (!n || !(n->name = strdup(src->name)))
+        goto oom;
+    n->replace = src->replace, n->remove = src->remove, n->optional = src->optional;
+    n->merge_attr = src->merge_attr, n->misc = src->misc, n->n_subst = src->n_subst;
+    if (src->text_len) {
+        if (!(n->text = malloc(src->text_len + 1)))
+            goto oom;
+        memcpy(n->text, src->text, src->text_len + 1);
+        n->text_len = src->text_len;
+    }
+    if (src->subst && (!(n->subst = strdup(src->subst)) || !(n->subst_val = strdup(src->subst_val))))
+        goto oom;
+    for (size_t i = 0; i < src->n_attr; i++)
+        if (xn_set_attr(n, src->attr[2 * i], src->attr[2 * i + 1]) != 0)
+            goto oom;
+    for (size_t i = 0; i < src->n_kids; i++) {
+        if (!src->kids[i])
             continue;
-        if (k->n_subst > 1) {
-            sc_err_set(err, "an element carries more than one of incl=, from_zk=, from_env=: ClickHouse "
-                            "refuses to load such a config", path, 0, 0);
+        xn *k = xn_copy(src->kids[i]);
+        if (!k || xn_add(n, k) != 0) {
+            xn_free(k);
+            goto oom;
+        }
+    }
+    return n;
+oom:
+    if (n && !n->name) {
+        free(n);
+        return NULL;
+    }
+    xn_free(n);
+    return NULL;
+}
+
+static int text_append(xn *n, const char *t, size_t len)
+{
+    if (!len)
+        return 0;
+    char *b = realloc(n->text, n->text_len + len + 1);
+    if (!b)
+        return -1;
+    memcpy(b + n->text_len, t, len);
+    n->text_len += len;
+    b[n->text_len] = 0;
+    n->text = b;
+    return 0;
+}
+
+/* Poco's Node::getNodeByPath for the plain form incl= takes: element names joined by '/', each
+ * step the first child of that name. Attribute and index selectors are not followed (-1). */
+static int by_path(const xn *root, const char *p, const xn **out)
+{
+    *out = NULL;
+    if (!*p || strpbrk(p, "[]@") || *p == '/')
+        return -1;
+    const xn *n = root;
+    while (n && *p) {
+        const char *slash = strchr(p, '/');
+        size_t l = slash ? (size_t)(slash - p) : strlen(p);
+        const xn *next = NULL;
+        for (size_t i = 0; i < n->n_kids && !next; i++)
+            if (n->kids[i] && strlen(n->kids[i]->name) == l && !memcmp(n->kids[i]->name, p, l))
+                next = n->kids[i];
+        n = next;
+        p += l + (slash ? 1 : 0);
+    }
+    *out = n;
+    return 0;
+}
+
+typedef struct {
+    const xn *incl_root; /* the include_from document's root element, or NULL */
+    const char *path;    /* for messages */
+    sc_err *err;
+} inc_ctx;
+
+static int includes_below(xn *n, const inc_ctx *c);
+
+/* ConfigProcessor::doIncludesRecursive for the element parent->kids[i]: incl= takes the content
+ * of the include_from document's element, from_env= that of <from_env>VALUE</from_env> parsed as
+ * XML; the content is appended (replace="…" first drops the element's own) and the source's
+ * attributes are copied, then the element is processed again. <include incl=…/> is replaced by
+ * the content, which is not processed further (the server's walk has moved past it). What is not
+ * found is removed with optional="…", or left as written (the server logs a warning; an <include>
+ * goes). from_zk= is left for the caller to refuse. *next: the index where the walk goes on. */
+static int include_one(xn *parent, size_t i, const inc_ctx *c, size_t *next)
+{
+    xn *k = parent->kids[i];
+    *next = i + 1;
+    for (int round = 0;; round++) {
+        if (round > SC_XML_MAX_DEPTH) {
+            sc_err_set(c->err, "incl= substitutions include each other without end", c->path, 0, 0);
             return SC_E_INPUT;
         }
-        if (k->subst && !strcmp(k->subst, "from_env")) {
+        if (k->n_subst > 1) {
+            sc_err_set(c->err, "an element carries more than one of incl=, from_zk=, from_env=: ClickHouse "
+                               "refuses to load such a config", c->path, 0, 0);
+            return SC_E_INPUT;
+        }
+        int is_include = !strcmp(k->name, "include");
+        if (is_include && (has_content(k) || !k->subst)) {
+            sc_err_set(c->err, has_content(k) ? "an <include> element has content: ClickHouse refuses to load such a config"
+                                              : "an <include> element has no incl=, from_env= or from_zk=: ClickHouse "
+                                                "refuses to load such a config", c->path, 0, 0);
+            return SC_E_INPUT;
+        }
+        if (!k->subst)
+            break;
+        const xn *found = NULL;
+        xn *env_doc = NULL;
+        if (!strcmp(k->subst, "from_zk")) {
             if (has_content(k) && !k->replace) {
-                sc_err_set(err, "an element with from_env= has a value but no replace=\"1\": ClickHouse "
-                                "refuses to load such a config (can't process from_env substitution)",
-                           path, 0, 0);
+                sc_err_set(c->err, "an element with from_zk= has a value but no replace=\"1\": ClickHouse refuses "
+                                   "to load such a config", c->path, 0, 0);
+                return SC_E_INPUT;
+            }
+            break;
+        }
+        if (!strcmp(k->subst, "incl")) {
+            if (c->incl_root && by_path(c->incl_root, k->subst_val, &found) != 0) {
+                sc_err_set(c->err, "an incl= name with a selector ([…], @) or a leading '/': not resolved by this "
+                                   "tool; pass a system.clusters dump (TSVWithNames)", c->path, 0, 0);
+                return SC_E_INPUT;
+            }
+        } else { /* from_env */
+            if (has_content(k) && !k->replace) {
+                sc_err_set(c->err, "an element with from_env= has a value but no replace=\"1\": ClickHouse "
+                                   "refuses to load such a config (can't process from_env substitution)",
+                           c->path, 0, 0);
                 return SC_E_INPUT;
             }
             const char *v = getenv(k->subst_val);
-            if (!v && k->optional) {
-                xn_free(k);
-                n->kids[i] = NULL;
-                continue;
-            }
             if (v) {
-                if (strpbrk(v, "<&")) {
-                    sc_err_set(err, "a from_env= variable holds XML markup ('<' or '&'), which this tool "
-                                    "does not parse: pass a system.clusters dump (TSVWithNames)", path, 0, 0);
+                size_t vl = strlen(v);
+                char *doc = malloc(vl + 22);
+                if (!doc)
+                    return SC_E_NOMEM;
+                memcpy(doc, "<from_env>", 10);
+                memcpy(doc + 10, v, vl);
+                memcpy(doc + 10 + vl, "</from_env>", 11);
+                sc_err perr = {0};
+                int rc = parse_xml("environment", doc, vl + 21, 1, &env_doc, &perr);
+                free(doc);
+                if (rc == SC_E_NOMEM)
+                    return rc;
+                if (rc != SC_OK) {
+                    sc_err_set(c->err, "a from_env= variable's value is not well-formed XML content: ClickHouse "
+                                       "refuses to load such a config", c->path, 0, 0);
                     return SC_E_INPUT;
                 }
-                if (k->replace) {
-                    for (size_t j = 0; j < k->n_kids; j++)
-                        xn_free(k->kids[j]);
-                    k->n_kids = 0;
-                    free(k->text);
-                    k->text = NULL;
-                    k->text_len = 0;
-                    k->misc = 0;
-                }
-                size_t vl = strlen(v);
-                if (!(k->text = malloc(vl + 1)))
-                    return SC_E_NOMEM;
-                memcpy(k->text, v, vl + 1);
-                k->text_len = vl;
-                k->raw = 1;
-                free(k->subst);
-                free(k->subst_val);
-                k->subst = k->subst_val = NULL;
-                k->n_subst = 0;
-                continue;
+                found = env_doc;
             }
         }
-        int rc = resolve_env(k, path, err);
+        if (!found) {
+            if (k->optional || is_include) {
+                xn_free(k);
+                parent->kids[i] = NULL;
+                return SC_OK;
+            }
+            break; /* the server warns ("Include not found", "Env variable is not set") and goes on */
+        }
+        int rc = SC_OK;
+        if (is_include) {
+            if (k->merge_attr) {
+                xn_free(env_doc);
+                sc_err_set(c->err, "<include merge=…>: not resolved by this tool; pass a system.clusters dump "
+                                   "(TSVWithNames)", c->path, 0, 0);
+                return SC_E_INPUT;
+            }
+            size_t add = 0;
+            for (size_t j = 0; j < found->n_kids; j++)
+                add += found->kids[j] != NULL;
+            size_t old = parent->n_kids;
+            for (size_t j = 0; rc == SC_OK && j < add; j++)
+                if (xn_add(parent, k) != 0) /* grow by one slot; filled below */
+                    rc = SC_E_NOMEM;
+            if (rc == SC_OK) {
+                parent->n_kids = old;
+                memmove(parent->kids + i + add, parent->kids + i, (old - i) * sizeof *parent->kids);
+                parent->n_kids = old + add;
+                size_t at = i;
+                for (size_t j = 0; j < found->n_kids; j++) {
+                    if (!found->kids[j])
+                        continue;
+                    xn *cp = xn_copy(found->kids[j]);
+                    parent->kids[at++] = cp;
+                    if (!cp)
+                        rc = SC_E_NOMEM;
+                    else
+                        cp->parent = parent;
+                }
+                parent->kids[i + add] = NULL; /* the <include> itself */
+                if (rc == SC_OK && text_append(parent, found->text, found->text_len) != 0)
+                    rc = SC_E_NOMEM;
+                parent->misc |= found->misc;
+                xn_free(k);
+                *next = i + add + 1;
+            } else {
+                parent->n_kids = old;
+            }
+            xn_free(env_doc);
+            return rc;
+        }
+        free(k->subst);
+        free(k->subst_val);
+        k->subst = k->subst_val = NULL;
+        k->n_subst = 0;
+        if (k->replace) {
+            for (size_t j = 0; j < k->n_kids; j++)
+                xn_free(k->kids[j]);
+            k->n_kids = 0;
+            free(k->text);
+            k->text = NULL;
+            k->text_len = 0;
+            k->misc = 0;
+            k->replace = 0;
+        }
+        for (size_t j = 0; rc == SC_OK && j < found->n_kids; j++) {
+            if (!found->kids[j])
+                continue;
+            xn *cp = xn_copy(found->kids[j]);
+            if (!cp || xn_add(k, cp) != 0) {
+                xn_free(cp);
+                rc = SC_E_NOMEM;
+            }
+        }
+        if (rc == SC_OK && text_append(k, found->text, found->text_len) != 0)
+            rc = SC_E_NOMEM;
+        k->misc |= found->misc;
+        /* setAttributeNode for each of the source's attributes */
+        for (size_t j = 0; rc == SC_OK && j < found->n_attr; j++)
+            if (xn_set_attr(k, found->attr[2 * j], found->attr[2 * j + 1]) != 0)
+                rc = SC_E_NOMEM;
+        if (rc == SC_OK && found->subst) {
+            k->n_subst = found->n_subst;
+            if (!(k->subst = strdup(found->subst)) || !(k->subst_val = strdup(found->subst_val)))
+                rc = SC_E_NOMEM;
+        }
+        k->replace |= found->replace;
+        k->remove |= found->remove;
+        xn_free(env_doc);
         if (rc != SC_OK)
             return rc;
+    }
+    return includes_below(k, c);
+}
+
+static int includes_below(xn *n, const inc_ctx *c)
+{
+    for (size_t i = 0; i < n->n_kids;) {
+        if (!n->kids[i]) {
+            i++;
+            continue;
+        }
+        size_t next;
+        int rc = include_one(n, i, c, &next);
+        if (rc != SC_OK)
+            return rc;
+        i = next;
     }
     return SC_OK;
 }
 
-/* An incl=/from_zk= substitution or <include> left in the subtree (this tool resolves neither). */
+/* A from_zk= substitution, or an <include> (only from_zk= leaves one), left in the subtree. */
 static int unresolved(const xn *n)
 {
-    if ((n->subst && strcmp(n->subst, "from_env")) || !strcmp(n->name, "include"))
+    if ((n->subst && !strcmp(n->subst, "from_zk")) || !strcmp(n->name, "include"))
         return 1;
     for (size_t i = 0; i < n->n_kids; i++)
         if (n->kids[i] && unresolved(n->kids[i]))
             return 1;
     return 0;
-}
-
-/* remove="1" elements that matched nothing (or sat in the first file) are not config. */
-static void drop_removed(xn *n)
-{
-    for (size_t i = 0; i < n->n_kids; i++) {
-        if (!n->kids[i])
-            continue;
-        if (n->kids[i]->remove) {
-            xn_free(n->kids[i]);
-            n->kids[i] = NULL;
-        } else {
-            drop_removed(n->kids[i]);
-        }
-    }
 }
 
 static xn *child(const xn *n, const char *name)
@@ -465,20 +744,106 @@ static xn *child(const xn *n, const char *name)
     return NULL;
 }
 
-/* The value of a leaf element, blanks trimmed, in a static-free caller buffer. */
+/* Poco's innerText, which is what getString returns: the element's text and then its
+ * descendants', untrimmed (the server trims nothing). Cut at cap - 1 bytes; *full says whether
+ * it fitted. */
+static size_t inner_text_at(const xn *n, char *buf, size_t cap, size_t at, int *full)
+{
+    if (!n)
+        return at;
+    size_t l = n->text_len;
+    if (at + l >= cap) {
+        l = cap - 1 - at;
+        *full = 0;
+    }
+    memcpy(buf + at, n->text ? n->text : "", l);
+    at += l;
+    for (size_t i = 0; i < n->n_kids && *full; i++)
+        if (n->kids[i])
+            at = inner_text_at(n->kids[i], buf, cap, at, full);
+    buf[at] = 0;
+    return at;
+}
+
+static const char *leaf_full(const xn *n, char *buf, size_t cap, int *full)
+{
+    *full = 1;
+    buf[0] = 0;
+    inner_text_at(n, buf, cap, 0, full);
+    return buf;
+}
+
 static const char *leaf(const xn *n, char *buf, size_t cap)
 {
-    size_t len = n && n->text ? n->text_len : 0;
-    const char *s = n && n->text ? n->text : "";
-    while (len && !n->raw && isspace((unsigned char)*s))
-        s++, len--;
-    while (len && !n->raw && isspace((unsigned char)s[len - 1]))
-        len--;
-    if (len >= cap)
-        len = cap - 1;
-    memcpy(buf, s, len);
-    buf[len] = 0;
-    return buf;
+    int full;
+    return leaf_full(n, buf, cap, &full);
+}
+
+/* Poco's strToInt as the engine's Poco has it: blanks skipped before, none after; '+' (and '-'
+ * in base 10); ',' skipped anywhere in base 10; an overflow test made before the last digit is
+ * added only, so a value just past the type's maximum wraps (as the server's does). 0 or -1. */
+static int poco_str_to_int(const char *s, int base, int is_signed, uint32_t *out)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!*s)
+        return -1;
+    int neg = 0;
+    if (base == 10 && *s == '-') {
+        if (!is_signed)
+            return -1;
+        neg = 1;
+        s++;
+    } else if (*s == '+') {
+        s++;
+    }
+    uint64_t limit = (is_signed ? 0x7fffffffu : 0xffffffffu) / (unsigned)base, r = 0;
+    for (; *s; s++) {
+        int d;
+        char ch = *s;
+        if (ch >= '0' && ch <= '9')
+            d = ch - '0';
+        else if (base == 16 && ch >= 'a' && ch <= 'f')
+            d = ch - 'a' + 10;
+        else if (base == 16 && ch >= 'A' && ch <= 'F')
+            d = ch - 'A' + 10;
+        else if (base == 10 && ch == ',')
+            continue;
+        else
+            return -1;
+        if (d == 0 && r == 0)
+            continue;
+        if (r > limit)
+            return -1;
+        r = r * (unsigned)base + (unsigned)d;
+    }
+    *out = (uint32_t)(neg ? 0u - (uint32_t)r : (uint32_t)r);
+    return 0;
+}
+
+/* AbstractConfiguration::getInt: "0x…" (no blank before it) in hex as unsigned, else decimal;
+ * the bits as the caller's integer type then decide (weight: UInt32, port: UInt16). */
+static int poco_int(const char *s, uint32_t *v)
+{
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        return poco_str_to_int(s + 2, 16, 0, v);
+    return poco_str_to_int(s, 10, 1, v);
+}
+
+/* AbstractConfiguration::getBool: a decimal number (non-zero is true), else true/yes/on or
+ * false/no/off in any case, with nothing around them. */
+static int poco_bool(const char *s, int *v)
+{
+    uint32_t n;
+    if (poco_str_to_int(s, 10, 1, &n) == 0)
+        *v = n != 0;
+    else if (!strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcasecmp(s, "on"))
+        *v = 1;
+    else if (!strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcasecmp(s, "off"))
+        *v = 0;
+    else
+        return -1;
+    return 0;
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -559,6 +924,46 @@ static int file_exists(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* ConfigProcessor::processConfig after the merge: the first <include_from> has its own
+ * substitutions resolved, and its text names the include file (relative to the current
+ * directory, as the server opens it); without one, /etc/metrika.xml when it exists. A named file
+ * that cannot be read fails the load, as it fails the server's. Then every incl=/from_env= of the
+ * config is resolved against that file and this process's environment. */
+static int process_includes(xn *root, const char *path, sc_err *err)
+{
+    inc_ctx c = {NULL, path, err};
+    char inc_path[4096] = "";
+    int rc = SC_OK, have = 0;
+    for (size_t i = 0; i < root->n_kids && !have; i++) {
+        if (!root->kids[i] || strcmp(root->kids[i]->name, "include_from"))
+            continue;
+        size_t next;
+        if ((rc = include_one(root, i, &c, &next)) != SC_OK)
+            return rc;
+        have = 1;
+        int full;
+        if (root->kids[i])
+            leaf_full(root->kids[i], inc_path, sizeof inc_path, &full);
+    }
+    if (!have && access("/etc/metrika.xml", F_OK) == 0)
+        snprintf(inc_path, sizeof inc_path, "/etc/metrika.xml");
+    xn *doc = NULL;
+    if (inc_path[0]) {
+        char *data;
+        size_t len;
+        if (read_config(inc_path, &data, &len, err) != 0)
+            return SC_E_INPUT; /* the server: "File not found" and no config */
+        rc = parse_xml(inc_path, data, len, 1, &doc, err);
+        free(data);
+        if (rc != SC_OK)
+            return rc;
+        c.incl_root = doc;
+    }
+    rc = includes_below(root, &c);
+    xn_free(doc);
+    return rc;
+}
+
 /* Loads the merged XML config: FILE plus the merge directories the server reads next to it,
  * FILE's stem with .d (config.xml: config.d/, prod.xml: prod.d/) and conf.d/, all their files
  * sorted by path; a directory holding config.xml likewise; any other directory is taken as a
@@ -628,14 +1033,14 @@ static int load_xml_tree(const char *path, const char *main_data, size_t main_le
             break;
         }
         xn *t = NULL;
-        rc = parse_xml(f, data ? data : main_data, len, &t, err);
+        rc = parse_xml(f, data ? data : main_data, len, 0, &t, err);
         free(data);
         if (rc != SC_OK)
             break;
         if (!root)
             root = t;
-        else if (merge(root, t) != 0)
-            rc = SC_E_NOMEM;
+        else
+            rc = merge(root, t, f, err);
     }
     for (size_t i = 0; i < n_files; i++)
         free(files[i]);
@@ -648,8 +1053,7 @@ static int load_xml_tree(const char *path, const char *main_data, size_t main_le
         xn_free(root);
         return rc;
     }
-    drop_removed(root);
-    rc = resolve_env(root, path, err);
+    rc = process_includes(root, path, err);
     if (rc != SC_OK) {
         xn_free(root);
         return rc;
@@ -692,17 +1096,28 @@ static unsigned long default_port;
 
 static int add_replica(sc_shard *s, const xn *r, const char *where, sc_err *err)
 {
-    char host[1024], port[64];
-    leaf(child(r, "host"), host, sizeof host);
-    if (!host[0]) {
+    char host[4096], port[256];
+    int full;
+    const xn *hn = child(r, "host");
+    if (!hn) {
         sc_err_set(err, "a replica has no <host>", where, 0, 0);
+        return SC_E_INPUT;
+    }
+    leaf_full(hn, host, sizeof host, &full);
+    if (!full) {
+        sc_err_set(err, "a replica's <host> is longer than 4095 bytes", where, 0, 0);
         return SC_E_INPUT;
     }
     unsigned long p = default_port;
     const xn *pn = child(r, "port");
-    if (pn && (parse_uint(leaf(pn, port, sizeof port), 65535, &p) != 0 || p == 0)) {
-        sc_err_set(err, "a replica's <port> is not a number 1..65535", where, 0, 0);
-        return SC_E_INPUT;
+    uint32_t pv;
+    if (pn) {
+        if (poco_int(leaf_full(pn, port, sizeof port, &full), &pv) != 0 || !full) {
+            sc_err_set(err, "a replica's <port> is not a number as the server reads one (Poco: Syntax error)",
+                       where, 0, 0);
+            return SC_E_INPUT;
+        }
+        p = (uint16_t)pv; /* static_cast<UInt16> of getInt, as Cluster.cpp does */
     }
     if (!p) {
         sc_err_set(err, "a replica has no <port> and the config no <tcp_port>: ClickHouse refuses such a "
@@ -721,17 +1136,19 @@ static int add_replica(sc_shard *s, const xn *r, const char *where, sc_err *err)
 
 static int shard_common(sc_shard *s, const xn *n, const char *where, sc_err *err)
 {
-    char buf[64];
-    unsigned long w = 1;
+    char buf[256];
+    int full;
+    uint32_t w = 1;
     const xn *wn = child(n, "weight");
-    if (wn && parse_uint(leaf(wn, buf, sizeof buf), 0xffffffffUL, &w) != 0) {
-        sc_err_set(err, "a shard's <weight> is not a non-negative integer", where, 0, 0);
+    if (wn && (poco_int(leaf_full(wn, buf, sizeof buf, &full), &w) != 0 || !full)) {
+        sc_err_set(err, "a shard's <weight> is not a number as the server reads one (Poco: Syntax error)", where,
+                   0, 0);
         return SC_E_INPUT;
     }
-    s->weight = (unsigned)w;
+    s->weight = w; /* getInt's bits as UInt32, as Cluster.cpp stores them: "-1" is 4294967295 */
     s->internal_replication = 0; /* ClickHouse's default */
     const xn *ir = child(n, "internal_replication");
-    if (ir && parse_bool(leaf(ir, buf, sizeof buf), &s->internal_replication) != 0) {
+    if (ir && (poco_bool(leaf_full(ir, buf, sizeof buf, &full), &s->internal_replication) != 0 || !full)) {
         sc_err_set(err, "<internal_replication> is not true or false", where, 0, 0);
         return SC_E_INPUT;
     }
@@ -791,6 +1208,33 @@ static int add_other(sc_cluster *out, const char *name)
     return 0;
 }
 
+/* Poco's key for child i of n, as XMLConfiguration::enumerate gives it and the server names a
+ * cluster: the element's name, with "[k]" for the k-th repeat of that name (twin, twin[1]). */
+static void child_key(const xn *n, size_t i, char *buf, size_t cap)
+{
+    size_t k = 0;
+    for (size_t j = 0; j < i; j++)
+        if (n->kids[j] && !strcmp(n->kids[j]->name, n->kids[i]->name))
+            k++;
+    if (k)
+        snprintf(buf, cap, "%s[%zu]", n->kids[i]->name, k);
+    else
+        snprintf(buf, cap, "%s", n->kids[i]->name);
+}
+
+static const xn *child_by_key(const xn *n, const char *key)
+{
+    char buf[4200];
+    for (size_t i = 0; n && i < n->n_kids; i++) {
+        if (!n->kids[i])
+            continue;
+        child_key(n, i, buf, sizeof buf);
+        if (!strcmp(buf, key))
+            return n->kids[i];
+    }
+    return NULL;
+}
+
 static int load_xml(const char *path, const char *data, size_t len, const char *name, sc_cluster *out,
                     sc_err *err)
 {
@@ -799,16 +1243,20 @@ static int load_xml(const char *path, const char *data, size_t len, const char *
     if (rc != SC_OK)
         return rc;
     const xn *rs = child(root, "remote_servers");
-    const xn *cl = rs ? child(rs, name) : NULL;
+    const xn *cl = rs ? child_by_key(rs, name) : NULL;
     if (rs && unresolved(rs)) {
-        sc_err_set(err, "<remote_servers> uses an incl=/from_zk= substitution or <include>, which this tool "
-                        "does not resolve; pass a system.clusters dump (TSVWithNames) from the server",
-                   path, 0, 0);
+        sc_err_set(err, "<remote_servers> uses a from_zk= substitution, which only a server with ZooKeeper "
+                        "resolves; pass a system.clusters dump (TSVWithNames) from the server", path, 0, 0);
         rc = SC_E_INPUT;
     } else if (!cl) {
-        for (size_t i = 0; rs && i < rs->n_kids; i++)
-            if (rs->kids[i] && add_other(out, rs->kids[i]->name) != 0)
+        char key[4200];
+        for (size_t i = 0; rs && i < rs->n_kids; i++) {
+            if (!rs->kids[i])
+                continue;
+            child_key(rs, i, key, sizeof key);
+            if (add_other(out, key) != 0)
                 rc = SC_E_NOMEM;
+        }
         if (rc == SC_OK) {
             sc_err_set(err, rs ? "no such cluster in <remote_servers>" : "the config has no <remote_servers>",
                        path, 0, 0);
@@ -818,9 +1266,48 @@ static int load_xml(const char *path, const char *data, size_t len, const char *
         char buf[64];
         const xn *tp = child(root, "tcp_port");
         default_port = 0;
-        if (tp && (parse_uint(leaf(tp, buf, sizeof buf), 65535, &default_port) != 0))
-            default_port = 0;
+        uint32_t tv;
+        if (tp && poco_int(leaf(tp, buf, sizeof buf), &tv) == 0)
+            default_port = (uint16_t)tv;
         rc = cluster_from_xml(cl, path, out, err);
+    }
+    xn_free(root);
+    return rc;
+}
+
+int sc_config_macro(const char *path, const char *macro, char **value, sc_err *err)
+{
+    *value = NULL;
+    char *data = NULL;
+    size_t len = 0;
+    if (!is_dir(path)) {
+        if (read_config(path, &data, &len, err) != 0)
+            return SC_E_INPUT;
+        size_t i = len >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3) ? 3 : 0;
+        while (i < len && isspace((unsigned char)data[i]))
+            i++;
+        if (i >= len || data[i] != '<') {
+            free(data);
+            sc_err_set(err, "not a server config (XML), so it has no <macros>", path, 0, 0);
+            return SC_E_INPUT;
+        }
+    }
+    xn *root = NULL;
+    int rc = load_xml_tree(path, data, len, &root, err);
+    free(data);
+    if (rc != SC_OK)
+        return rc;
+    const xn *m = child(child(root, "macros"), macro);
+    if (!m || (m->subst && strcmp(m->subst, "from_env")) || m->n_kids) {
+        sc_err_set(err, !m ? "the config's <macros> has no such macro"
+                           : "the macro is an incl=/from_zk= substitution or has child elements", path, 0, 0);
+        rc = SC_E_CHECK;
+    } else {
+        /* Verbatim, blanks kept: the server's Macros takes the element's text untrimmed
+         * (<cluster> ods_cluster </cluster> is " ods_cluster ", checked with getMacro on the
+         * engine in tests/bats/shard-check.bats), so neither may we trim. */
+        if (!(*value = strndup(m->text ? m->text : "", m->text ? m->text_len : 0)))
+            rc = SC_E_NOMEM;
     }
     xn_free(root);
     return rc;
@@ -1021,6 +1508,14 @@ size_t sc_layout_check(const sc_cluster *c, int replicated, FILE *out)
     if (total == 0) {
         fprintf(out, "cluster %s: every shard has weight 0: no shard can take a row (ClickHouse refuses "
                      "such a cluster: \"zero weight on all shards is prohibited\")\n", c->name);
+        problems++;
+    }
+    if (total > SC_SLOT_TABLE_MAX) {
+        /* Cluster.cpp expands the weights into a slot table, one 8-byte entry per unit of weight */
+        fprintf(out, "cluster %s: the weights sum to %llu: every server builds a slot table of that many "
+                     "8-byte entries (%.1f GiB) for this cluster, and one this size can exhaust its memory; "
+                     "only the weights' ratios matter, so divide them by a common factor\n",
+                c->name, (unsigned long long)total, (double)total * 8 / (1 << 30));
         problems++;
     }
     for (size_t i = 0; i < c->n_shards; i++)

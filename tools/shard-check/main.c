@@ -1,5 +1,5 @@
 /* main.c: `shard-check`, proof that routing keeps every version of an order on one shard:
- * layout, ddl, route, hash and verify subcommands over ClickHouse's exact cityHash64 routing. */
+ * layout, ddl, route, hash, verify and lock subcommands over ClickHouse's exact cityHash64 routing. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include "ddl.h"
 #include "key.h"
 #include "layout.h"
+#include "lock.h"
 #include "route.h"
 #include "verify.h"
 
@@ -22,10 +23,15 @@ static const char usage_text[] =
     "a Distributed table is correct.\n"
     "\n"
     "commands:\n"
-    "  layout --config PATH --cluster NAME [--replicated]\n"
+    "  layout --config PATH --cluster NAME [--replicated] [--lock FILE]\n"
     "      Prints the cluster's shards, weights, replicas and the slots each shard owns; fails on a\n"
     "      missing cluster, all-zero weights, a duplicate host:port, and, with --replicated (the\n"
     "      local tables are Replicated*), shards with several replicas but no internal_replication.\n"
+    "      With --lock, also fails when the routing differs from the lock (naming the key ranges that\n"
+    "      would move to another shard) or a shard shares no host:port with its locked replicas.\n"
+    "  lock --config PATH --cluster NAME [-o FILE]\n"
+    "      Writes the cluster's slot-table lock (weights, slots and replicas of each shard) to FILE or\n"
+    "      stdout; commit it next to the config and check it with layout --lock.\n"
     "  ddl --cluster NAME [--config PATH] [--local DB.TABLE] [FILE.sql...]\n"
     "      Reads SHOW CREATE TABLE output or ods-ddl output (stdin without FILE) and fails unless each\n"
     "      Distributed table over a ReplacingMergeTree (or over --local) points at NAME and its local\n"
@@ -48,19 +54,27 @@ static const char usage_text[] =
     "  --key-type T    the key's ClickHouse type (default String): String, FixedString(N), UInt8..UInt64,\n"
     "                  Int8..Int64, UInt128, Int128, Date, Date32, DateTime (UTC), UUID\n"
     "  --format F      TSV (default: one key a line, ClickHouse TSV escaping) or RowBinary\n"
+    "  --lock FILE     the slot-table lock written by shard-check lock\n"
+    "  -o FILE         where lock writes the lock (default stdout)\n"
+    "  --macro N=V     the value of macro {N} in cluster names (--cluster '{cluster}', and\n"
+    "                  Distributed('{cluster}', ...) in the DDL), repeatable; without it, the\n"
+    "                  --config's <macros> (verbatim, as the server expands them)\n"
     "  -h, --help      this text\n"
     "\n"
     "exit status: 0 the check holds, 1 a check failed, 2 usage error or unreadable input.\n";
 
-typedef enum { CMD_NONE, CMD_LAYOUT, CMD_DDL, CMD_ROUTE, CMD_HASH, CMD_VERIFY } command;
+typedef enum { CMD_NONE, CMD_LAYOUT, CMD_DDL, CMD_ROUTE, CMD_HASH, CMD_VERIFY, CMD_LOCK } command;
 
 typedef struct {
     command cmd;
     const char *config, *cluster, *local;
+    const char *lock, *output; /* --lock FILE, -o FILE */
     sc_keytype kt;
     int rowbinary, replicated;
     const char **files;
     int n_files;
+    sc_macros macros;    /* --macro NAME=VALUE (defs allocated), and --config for <macros> */
+    char *cluster_owned; /* --cluster with its macros expanded, when it had any */
 } options;
 
 static int usage_error(const char *msg, const char *arg)
@@ -90,7 +104,10 @@ static int load_cluster(const options *o, sc_cluster *c)
     sc_err e = {0};
     int rc = sc_layout_load(o->config, o->cluster, c, &e);
     if (rc == SC_E_CHECK) {
-        fprintf(stderr, "shard-check: %s: cluster %s not found (%s)", o->config, o->cluster, e.msg);
+        /* the name escaped: --cluster (or a macro's value) may hold a line feed */
+        fprintf(stderr, "shard-check: %s: cluster ", o->config);
+        sc_fput_escaped(o->cluster, stderr);
+        fprintf(stderr, " not found (%s)", e.msg);
         for (size_t i = 0; i < c->n_others; i++) {
             fputs(i ? ", " : "; clusters there: ", stderr);
             sc_fput_escaped(c->others[i], stderr);
@@ -105,6 +122,43 @@ static int load_cluster(const options *o, sc_cluster *c)
     return 0;
 }
 
+/* layout --lock: 0 the lock holds, 1 keys move or a shard's servers changed, 2 a bad lock. */
+static int check_lock(const options *o, const sc_cluster *c)
+{
+    sc_lock l;
+    sc_err e = {0};
+    int rc = sc_lock_read(o->lock, &l, &e), failed = 0;
+    if (rc == SC_OK) {
+        sc_lock_opts lo = {o->lock, o->config, 0, 0};
+        rc = sc_lock_check(&l, c, &lo, stderr, &failed, &e);
+        sc_lock_free(&l);
+    }
+    if (rc == SC_E_CHECK) /* all-zero weights: the layout check has said so */
+        return 1;
+    if (rc != SC_OK) {
+        print_err(&e, rc);
+        return 2;
+    }
+    return failed;
+}
+
+/* Expands the macros in --cluster as the server does ({cluster} from --macro or the config's
+ * <macros>): -1 to go on, or 2 after one line naming the macro and how to give it a value. */
+static int resolve_cluster(options *o)
+{
+    o->macros.config = o->config;
+    if (!o->cluster || !strchr(o->cluster, '{'))
+        return -1;
+    sc_err e = {0};
+    int rc = sc_macros_expand(&o->macros, o->cluster, &o->cluster_owned, &e);
+    if (rc != SC_OK) {
+        print_err(&e, rc);
+        return 2;
+    }
+    o->cluster = o->cluster_owned;
+    return -1;
+}
+
 static int run_layout(const options *o)
 {
     sc_cluster c;
@@ -115,6 +169,47 @@ static int run_layout(const options *o)
         r = n ? 1 : 0;
         if (n)
             fprintf(stderr, "shard-check: layout of %s: %zu problem%s\n", o->cluster, n, n == 1 ? "" : "s");
+        if (o->lock) {
+            int lr = check_lock(o, &c);
+            r = lr > r ? lr : r;
+        }
+    }
+    sc_cluster_free(&c);
+    return r;
+}
+
+static int run_lock(const options *o)
+{
+    sc_cluster c;
+    int r = load_cluster(o, &c);
+    if (r == 0) {
+        /* built in memory first: a failure must not leave an existing lock file truncated */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        sc_err e = {0};
+        int rc = m ? sc_lock_write(&c, m, &e) : SC_E_NOMEM;
+        if (m)
+            fclose(m);
+        FILE *out = NULL;
+        if (rc == SC_OK && !(out = o->output ? fopen(o->output, "w") : stdout)) {
+            sc_err_set(&e, strerror(errno), o->output, 0, 0);
+            rc = SC_E_INPUT;
+        }
+        int short_write = out && fwrite(text, 1, len, out) != len;
+        if (out && ((out == stdout ? fflush(out) : fclose(out)) != 0 || short_write)) {
+            sc_err_set(&e, "cannot write the lock", o->output ? o->output : "stdout", 0, 0);
+            rc = SC_E_INPUT;
+        }
+        if (rc == SC_E_CHECK) {
+            fputs("shard-check: cluster ", stderr);
+            sc_fput_escaped(c.name, stderr);
+            fprintf(stderr, ": %s\n", e.msg);
+        } else if (rc != SC_OK) {
+            print_err(&e, rc);
+        }
+        free(text);
+        r = rc == SC_OK ? 0 : rc == SC_E_CHECK ? 1 : 2;
     }
     sc_cluster_free(&c);
     return r;
@@ -131,7 +226,7 @@ static int run_ddl(const options *o)
         }
         layout = &c;
     }
-    sc_ddl_opts d = {o->cluster, o->local, layout};
+    sc_ddl_opts d = {o->cluster, o->local, layout, &o->macros};
     static const char *stdin_only[] = {"-"};
     const char **files = o->n_files ? o->files : stdin_only;
     int n_files = o->n_files ? o->n_files : 1, status = 0;
@@ -269,6 +364,7 @@ static int run(const options *o)
     case CMD_ROUTE:
     case CMD_HASH: return run_route(o);
     case CMD_VERIFY: return run_verify(o);
+    case CMD_LOCK: return run_lock(o);
     default: return 2;
     }
 }
@@ -279,11 +375,12 @@ static int parse_args(int argc, char **argv, options *o)
     memset(o, 0, sizeof *o);
     o->kt.kind = SK_STRING;
     if (argc < 2)
-        return usage_error("a command is needed: layout, ddl, route, hash or verify", NULL);
+        return usage_error("a command is needed: layout, ddl, route, hash, verify or lock", NULL);
     static const struct {
         const char *name;
         command cmd;
-    } cmds[] = {{"layout", CMD_LAYOUT}, {"ddl", CMD_DDL}, {"route", CMD_ROUTE}, {"hash", CMD_HASH}, {"verify", CMD_VERIFY}};
+    } cmds[] = {{"layout", CMD_LAYOUT}, {"ddl", CMD_DDL},       {"route", CMD_ROUTE},
+                {"hash", CMD_HASH},     {"verify", CMD_VERIFY}, {"lock", CMD_LOCK}};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(argv[1], cmds[i].name))
             o->cmd = cmds[i].cmd;
@@ -293,12 +390,14 @@ static int parse_args(int argc, char **argv, options *o)
     }
     if (o->cmd == CMD_NONE)
         return usage_error("unknown command", argv[1]);
-    if (!(o->files = calloc((size_t)argc, sizeof *o->files)))
+    if (!(o->files = calloc((size_t)argc, sizeof *o->files)) ||
+        !(o->macros.defs = calloc((size_t)argc, sizeof *o->macros.defs)))
         return 2;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         int takes = !strcmp(a, "--config") || !strcmp(a, "--cluster") || !strcmp(a, "--key-type") ||
-                    !strcmp(a, "--format") || !strcmp(a, "--local");
+                    !strcmp(a, "--format") || !strcmp(a, "--local") || !strcmp(a, "--lock") ||
+                    !strcmp(a, "-o") || !strcmp(a, "--macro");
         if (takes && i + 1 >= argc)
             return usage_error("this option needs a value", a);
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -310,6 +409,15 @@ static int parse_args(int argc, char **argv, options *o)
             o->cluster = argv[++i];
         } else if (!strcmp(a, "--local")) {
             o->local = argv[++i];
+        } else if (!strcmp(a, "--macro")) {
+            const char *d = argv[++i], *eq = strchr(d, '=');
+            if (!eq || eq == d || memchr(d, '{', (size_t)(eq - d)) || memchr(d, '}', (size_t)(eq - d)))
+                return usage_error("--macro takes NAME=VALUE (e.g. --macro cluster=ods_cluster)", d);
+            ((const char **)o->macros.defs)[o->macros.n_defs++] = d;
+        } else if (!strcmp(a, "--lock")) {
+            o->lock = argv[++i];
+        } else if (!strcmp(a, "-o")) {
+            o->output = argv[++i];
         } else if (!strcmp(a, "--replicated")) {
             o->replicated = 1;
         } else if (!strcmp(a, "--key-type")) {
@@ -338,6 +446,12 @@ static int parse_args(int argc, char **argv, options *o)
         return usage_error("verify reads TSV rows order_id<TAB>shard_num", NULL);
     if ((o->cmd == CMD_LAYOUT) && o->n_files)
         return usage_error("layout takes no input file", o->files[0]);
+    if (o->cmd == CMD_LOCK && o->n_files)
+        return usage_error("lock takes no input file", o->files[0]);
+    if (o->lock && o->cmd != CMD_LAYOUT)
+        return usage_error("--lock is an option of layout", NULL);
+    if (o->output && o->cmd != CMD_LOCK)
+        return usage_error("-o is an option of lock", NULL);
     return -1;
 }
 
@@ -346,7 +460,11 @@ int main(int argc, char **argv)
     options o;
     int r = parse_args(argc, argv, &o);
     if (r < 0)
+        r = resolve_cluster(&o);
+    if (r < 0)
         r = run(&o);
     free(o.files);
+    free((void *)o.macros.defs);
+    free(o.cluster_owned);
     return r;
 }

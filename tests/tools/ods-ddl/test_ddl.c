@@ -99,7 +99,9 @@ static void test_opts(void)
     CHECK_EQ_STR(err.what, "--replicated");
     o.cluster = "c1";
     CHECK_EQ_INT(ddl_check_opts(&o, 0, &err), 0);
-    o.cluster = "c-1";
+    o.cluster = "c-1"; /* quoted in the SQL, not refused */
+    CHECK_EQ_INT(ddl_check_opts(&o, 0, &err), 0);
+    o.cluster = "c\n1";
     CHECK_EQ_INT(ddl_check_opts(&o, 0, &err), DDL_EINVAL);
     CHECK_EQ_STR(err.what, "--cluster");
     o.cluster = NULL;
@@ -735,6 +737,90 @@ static void test_typing_udf(void)
     }
 }
 
+/* Cluster names as DBAs write them: which are accepted, and how each is written. */
+static void test_cluster_names(void)
+{
+    static const struct {
+        const char *name, *sql;
+    } ok[] = {
+        {"ods_cluster", "ods_cluster"}, {"c1", "c1"}, {"_", "_"},
+        {"prod-ods", "'prod-ods'"}, {"{cluster}", "'{cluster}'"}, {"ods_{env}", "'ods_{env}'"},
+        {"{a}{b}", "'{a}{b}'"}, {"a}b", "'a}b'"},           /* a lone '}' is text to the server */
+        {"o'ds", "'o\\'ds'"}, {"a\\b", "'a\\\\b'"}, {"x`y", "'x`y'"}, {"a b", "'a b'"},
+        {" lead", "' lead'"}, {"1ods", "'1ods'"}, {"a.b", "'a.b'"}, {"x;DROP TABLE t", "'x;DROP TABLE t'"},
+        {"\xd0\xba\xd0\xbb\xc3\xa1ster", "'\xd0\xba\xd0\xbb\xc3\xa1ster'"},
+        {"\xf0\x9f\x98\x80", "'\xf0\x9f\x98\x80'"},
+        /* bare, the expression parser reads these as literals or NOT: Distributed(null, ...) is no
+         * cluster, Distributed(not, ...) no SQL (regression: they were written bare) */
+        {"null", "'null'"}, {"NULL", "'NULL'"}, {"true", "'true'"}, {"False", "'False'"}, {"inf", "'inf'"},
+        {"Infinity", "'Infinity'"}, {"nan", "'nan'"}, {"NaN", "'NaN'"}, {"not", "'not'"},
+        {"nullx", "nullx"}, {"default", "default"}, {"select", "select"},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        ddl_error err = {0};
+        CHECK_EQ_INT(ddl_check_cluster(ok[i].name, &err), 0);
+        char *buf = NULL;
+        size_t n = 0;
+        FILE *m = open_memstream(&buf, &n);
+        CHECK_EQ_INT(ddl_cluster_sql(m, ok[i].name), 0);
+        fclose(m);
+        CHECK_EQ_STR(buf, ok[i].sql);
+        free(buf);
+    }
+    char long_ok[DDL_CLUSTER_MAX + 2];
+    memset(long_ok, 'a', DDL_CLUSTER_MAX);
+    long_ok[DDL_CLUSTER_MAX] = '\0';
+    CHECK_EQ_INT(ddl_check_cluster(long_ok, NULL), 0);
+    long_ok[DDL_CLUSTER_MAX] = 'a';
+    long_ok[DDL_CLUSTER_MAX + 1] = '\0';
+    const struct {
+        const char *name, *msg;
+    } bad[] = {
+        {"", "must not be empty"},
+        {long_ok, "is longer than 255 bytes"},
+        {"a\tb", "must not hold control characters (tab, newline ...)"},
+        {"a\nb", "must not hold control characters (tab, newline ...)"},
+        {"a\rb", "must not hold control characters (tab, newline ...)"},
+        {"a\x7f", "must not hold control characters (tab, newline ...)"},
+        {"\xff", "is not valid UTF-8"},
+        {"a\xc3", "is not valid UTF-8"},            /* truncated */
+        {"\xc0\xaf", "is not valid UTF-8"},         /* overlong '/' */
+        {"\xed\xa0\x80", "is not valid UTF-8"},     /* a surrogate */
+        {"\xf4\x90\x80\x80", "is not valid UTF-8"}, /* above U+10FFFF */
+        {"{cluster", "has a '{' without a closing '}': the server reads {NAME} as a macro"},
+        {"a{b}{c", "has a '{' without a closing '}': the server reads {NAME} as a macro"},
+        {"{}", "has an empty or nested macro reference: write macros as {NAME}"},
+        {"{a{b}}", "has an empty or nested macro reference: write macros as {NAME}"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ddl_error err = {0};
+        CHECK_EQ_INT(ddl_check_cluster(bad[i].name, &err), DDL_EINVAL);
+        CHECK_EQ_STR(err.msg, bad[i].msg);
+    }
+    CHECK_EQ_INT(ddl_check_cluster(NULL, NULL), DDL_EINVAL);
+
+    /* every place the cluster is named, quoted alike: 17 ON CLUSTER, 5 Distributed, and the
+     * transition's ALTER ... ON CLUSTER; nothing bare left over */
+    ddl_opts o = {.stg_db = "stg", .ods_db = "ods", .cluster = "prod-ods", .replicated = 1};
+    char *s = gen(ddl_schema, &o);
+    CHECK(s != NULL);
+    if (s) {
+        CHECK_EQ_INT(count(s, " ON CLUSTER 'prod-ods'"), 17);
+        CHECK_EQ_INT(count(s, "ENGINE = Distributed('prod-ods', ods, "), 5);
+        CHECK_EQ_INT(count(s, "prod-ods"), 22);
+    }
+    free(s);
+    o.replicated = 0;
+    o.cluster = "o'{env}";
+    s = gen(ddl_transition, &o);
+    CHECK(s != NULL);
+    if (s) {
+        CHECK(strstr(s, "ALTER TABLE ods.order_snapshot_hot ON CLUSTER 'o\\'{env}' DELETE WHERE ") != NULL);
+        CHECK_EQ_INT(count(s, "{env}"), 1);
+    }
+    free(s);
+}
+
 int main(void)
 {
     test_ident();
@@ -744,6 +830,7 @@ int main(void)
     test_extract();
     test_schema_one_node();
     test_schema_cluster();
+    test_cluster_names();
     test_transition();
     test_typing_udf();
     test_kafka();

@@ -22,7 +22,7 @@ static int run(const char *file, const char *local, const char *layout_path, int
     sc_err e = {0};
     if (layout_path && sc_layout_load(layout_path, "ods_cluster", &c, &e) == SC_OK)
         lp = &c;
-    sc_ddl_opts o = {"ods_cluster", local, lp};
+    sc_ddl_opts o = {"ods_cluster", local, lp, NULL};
     size_t rlen, plen;
     char *rtext = NULL;
     free(problems_text);
@@ -44,6 +44,155 @@ static int run(const char *file, const char *local, const char *layout_path, int
         CHECK_EQ_INT(rc_, SC_OK);                               \
         CHECK(problems_text && strstr(problems_text, needle));  \
     } while (0)
+
+/* sc_ddl_check on inline SQL for cluster `cluster` with macros m: the report and the problems
+ * (malloc'ed, the caller frees them), the number of problems in *n; returns the status. */
+static int check_sql(const char *sql, const char *cluster, const sc_macros *m, char **report, char **probs,
+                     size_t *n, sc_err *e)
+{
+    sc_ddl_opts o = {cluster, NULL, NULL, m};
+    size_t rlen, plen;
+    *report = *probs = NULL;
+    FILE *r = open_memstream(report, &rlen), *p = open_memstream(probs, &plen);
+    int rc = sc_ddl_check(sql, strlen(sql), &o, r, p, n, e);
+    fclose(r);
+    fclose(p);
+    return rc;
+}
+
+/* A local ReplacingMergeTree and a Distributed table over it whose cluster argument is ARG. */
+#define DIST_SQL(arg)                                                                                      \
+    "CREATE TABLE ods.order_snapshot_rep (order_id String, created_at DateTime, updated_at DateTime) "     \
+    "ENGINE = ReplacingMergeTree(updated_at) PARTITION BY toDate(created_at) ORDER BY order_id;\n"          \
+    "CREATE TABLE ods.order_snapshot_dist ON CLUSTER " arg " AS ods.order_snapshot_rep "                     \
+    "ENGINE = Distributed(" arg ", ods, order_snapshot_rep, cityHash64(order_id));\n"
+
+/* Cluster names as the engine's getClusterName reads them: quoted, hyphenated, with macros. */
+static void test_cluster_names(void)
+{
+    static const struct {
+        const char *sql, *cluster;
+    } ok[] = {
+        {DIST_SQL("'prod-ods'"), "prod-ods"},
+        {DIST_SQL("`prod-ods`"), "prod-ods"},
+        {DIST_SQL("\"prod-ods\""), "prod-ods"},
+        {DIST_SQL("prod-ods"), "prod-ods"},       /* minus(prod, ods): the engine joins it with '-' */
+        {DIST_SQL("prod - ods"), "prod-ods"},     /* however it is spaced */
+        {DIST_SQL("a-b-c"), "a-b-c"},
+        {DIST_SQL("'o\\'ds'"), "o'ds"},          /* escapes as the engine decodes them */
+        {DIST_SQL("'o''ds'"), "o'ds"},
+        {DIST_SQL("'a\\\\b'"), "a\\b"},
+        {DIST_SQL("'a\\x2Db'"), "a-b"},
+        {DIST_SQL("'x`y'"), "x`y"},
+        {DIST_SQL("'a b'"), "a b"},
+        {DIST_SQL("'1ods'"), "1ods"},
+        {DIST_SQL("'\xd0\xba\xd0\xbb'"), "\xd0\xba\xd0\xbb"},
+        {DIST_SQL("'null'"), "null"},
+        {DIST_SQL("ods_cluster"), "ods_cluster"},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        char *rep, *pr;
+        size_t n = 9;
+        sc_err e = {0};
+        CHECK_EQ_INT(check_sql(ok[i].sql, ok[i].cluster, NULL, &rep, &pr, &n, &e), SC_OK);
+        if (n != 0)
+            fprintf(stderr, "case %zu (%s): %s", i, ok[i].cluster, pr);
+        CHECK_EQ_INT(n, 0);
+        free(rep);
+        free(pr);
+    }
+    /* literals and expressions name no cluster: the engine refuses them, and so do we */
+    const char *bad[] = {DIST_SQL("NULL"), DIST_SQL("true"), DIST_SQL("inf"), DIST_SQL("nan"), DIST_SQL("prod-1"),
+                         DIST_SQL("concat('a', 'b')"), DIST_SQL("-prod")};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *rep, *pr;
+        size_t n = 0;
+        sc_err e = {0};
+        CHECK_EQ_INT(check_sql(bad[i], "null", NULL, &rep, &pr, &n, &e), SC_OK);
+        CHECK_EQ_INT(n, 1);
+        CHECK(pr && strstr(pr, "points at cluster (an expression), not ") != NULL);
+        free(rep);
+        free(pr);
+    }
+    /* a cluster name that holds a line feed cannot forge a report line */
+    char *rep, *pr;
+    size_t n = 0;
+    sc_err e = {0};
+    CHECK_EQ_INT(check_sql(DIST_SQL("'a\\nb'"), "c", NULL, &rep, &pr, &n, &e), SC_OK);
+    CHECK(pr && strstr(pr, "points at cluster a\\nb, not c:") != NULL);
+    CHECK(rep && strstr(rep, "on cluster a\\nb, sharding key") != NULL);
+    free(rep);
+    free(pr);
+}
+
+/* {macro} in the DDL's cluster name: expanded from --macro, else the config's <macros>. */
+static void test_macros(void)
+{
+    const char *defs[] = {"cluster=wrong", "env=prod", "cluster=ods_cluster", "nested={env}_x"};
+    sc_macros m = {defs, 4, NULL};
+    char *out = NULL, *rep, *pr;
+    size_t n = 9;
+    sc_err e = {0};
+    /* the last definition wins; values are expanded again, as the server does */
+    CHECK_EQ_INT(sc_macros_expand(&m, "{cluster}", &out, &e), SC_OK);
+    CHECK_EQ_STR(out, "ods_cluster");
+    free(out);
+    CHECK_EQ_INT(sc_macros_expand(&m, "ods_{env}-{nested}}", &out, &e), SC_OK);
+    CHECK_EQ_STR(out, "ods_prod-prod_x}");
+    free(out);
+    CHECK_EQ_INT(sc_macros_expand(&m, "plain", &out, &e), SC_OK);
+    CHECK_EQ_STR(out, "plain");
+    free(out);
+    /* unknown, unclosed, and a value that refers to itself (10 levels, then refused) */
+    CHECK_EQ_INT(sc_macros_expand(&m, "{shard}", &out, &e), SC_E_INPUT);
+    CHECK_EQ_STR(e.where, "macro {shard} in cluster name '{shard}'");
+    CHECK(strstr(e.msg, "give --macro NAME=VALUE") != NULL);
+    CHECK_EQ_INT(sc_macros_expand(&m, "a{cluster", &out, &e), SC_E_INPUT);
+    CHECK(strstr(e.msg, "without its '}'") != NULL);
+    const char *loop[] = {"a={a}"};
+    sc_macros ml = {loop, 1, NULL};
+    CHECK_EQ_INT(sc_macros_expand(&ml, "{a}", &out, &e), SC_E_INPUT);
+    CHECK(strstr(e.msg, "too deep") != NULL);
+    CHECK_EQ_INT(sc_macros_expand(NULL, "{a}", &out, &e), SC_E_INPUT);
+
+    /* in the DDL: Distributed('{cluster}', ...) is the cluster the macro names */
+    CHECK_EQ_INT(check_sql(DIST_SQL("'{cluster}'"), "ods_cluster", &m, &rep, &pr, &n, &e), SC_OK);
+    CHECK_EQ_INT(n, 0);
+    CHECK(rep && strstr(rep, "on cluster ods_cluster ({cluster}), sharding key") != NULL);
+    free(rep);
+    free(pr);
+    CHECK_EQ_INT(check_sql(DIST_SQL("'ods_{env}'"), "ods_cluster", &m, &rep, &pr, &n, &e), SC_OK);
+    CHECK_EQ_INT(n, 1);
+    CHECK(pr && strstr(pr, "points at cluster ods_prod (ods_{env}), not ods_cluster") != NULL);
+    free(rep);
+    free(pr);
+    /* no value anywhere: an input error naming the macro, not a silent mismatch */
+    e = (sc_err){0};
+    CHECK_EQ_INT(check_sql(DIST_SQL("'{cluster}'"), "ods_cluster", NULL, &rep, &pr, &n, &e), SC_E_INPUT);
+    CHECK_EQ_STR(e.where, "macro {cluster} in cluster name '{cluster}'");
+    free(rep);
+    free(pr);
+    /* from the config's <macros>, verbatim (the server does not trim them) */
+    sc_macros mc = {NULL, 0, FIX "../names/macros.xml"};
+    CHECK_EQ_INT(sc_macros_expand(&mc, "{cluster}", &out, &e), SC_OK);
+    CHECK_EQ_STR(out, "ods_cluster");
+    free(out);
+    CHECK_EQ_INT(sc_macros_expand(&mc, "{padded}", &out, &e), SC_OK);
+    CHECK_EQ_STR(out, " ods_cluster ");
+    free(out);
+    CHECK_EQ_INT(sc_macros_expand(&mc, "{missing}", &out, &e), SC_E_INPUT);
+    CHECK(strstr(e.msg, "<macros> does not define it") != NULL);
+    /* --macro wins over the config */
+    const char *over[] = {"cluster=other"};
+    sc_macros mo = {over, 1, FIX "../names/macros.xml"};
+    CHECK_EQ_INT(sc_macros_expand(&mo, "{cluster}", &out, &e), SC_OK);
+    CHECK_EQ_STR(out, "other");
+    free(out);
+    /* a dump has no <macros> */
+    sc_macros md = {NULL, 0, ODS_SOURCE_DIR "/tests/fixtures/shard/clusters.tsv"};
+    CHECK_EQ_INT(sc_macros_expand(&md, "{cluster}", &out, &e), SC_E_INPUT);
+    CHECK(strstr(e.msg, "system.clusters dump") != NULL);
+}
 
 int main(void)
 {
@@ -76,7 +225,7 @@ int main(void)
 
     /* inline: a Distributed table whose local table is absent */
     const char *sql = "CREATE TABLE ods.d AS ods.l ENGINE = Distributed(ods_cluster, ods, l, cityHash64(order_id))";
-    sc_ddl_opts o = {"ods_cluster", "ods.l", NULL};
+    sc_ddl_opts o = {"ods_cluster", "ods.l", NULL, NULL};
     size_t n, plen;
     sc_err e = {0};
     char *pt = NULL;
@@ -88,5 +237,7 @@ int main(void)
     CHECK(strstr(pt, "not in the input") != NULL);
     free(pt);
     free(problems_text);
+    test_cluster_names();
+    test_macros();
     return check_report();
 }
