@@ -25,15 +25,61 @@ load helpers
 @test "usage errors exit 2: unknown engine option, missing value, chlocal's own option" {
     run_split chlocal --no-such-option -q "SELECT 1"
     [ "$status" -eq 2 ]
-    [[ "$stderr_text" == *"Unrecognized option '--no-such-option'"* ]]
+    [ "$stderr_text" = "chlocal: unknown option: --no-such-option (try --help)" ]
     run_split chlocal -q
     [ "$status" -eq 2 ]
-    [ "$stderr_text" = "chlocal: the last option needs a value (try --help)" ]
+    [ "$stderr_text" = "chlocal: -q needs a value (try --help)" ]
     run_split chlocal --query "SELECT 1" --output-format
     [ "$status" -eq 2 ]
+    [ "$stderr_text" = "chlocal: --output-format needs a value (try --help)" ]
     run_split chlocal --udf-dir
     [ "$status" -eq 2 ]
-    [ "$stderr_text" = "chlocal: --udf-dir needs a directory (try --help)" ]
+    [ "$stderr_text" = "chlocal: --udf-dir needs a value (try --help)" ]
+}
+
+@test "--version: chlocal's version and the engine's, exit 0, no file written" {
+    mkdir empty
+    cd empty
+    run_split chlocal --version
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "chlocal $(ods_version)" ]
+    [[ "${lines[1]}" == "engine ClickHouse 26.5."*" (libchdb)" ]]
+    [ "${#lines[@]}" -eq 2 ]
+    [ -z "$stderr_text" ]
+    [ "$(find . -mindepth 1 | wc -l)" -eq 0 ]
+    CHLOCAL_LIBCHDB=/nonexistent/libchdb.so run_split chlocal --version
+    [ "$status" -eq 2 ]
+    [ "$output" = "chlocal $(ods_version)" ]
+    [[ "$stderr_text" == *"cannot load the engine"* ]]
+}
+
+@test "user errors: one or a few clear lines, no engine stack trace" {
+    touch afile
+    run_split chlocal --path afile -q "SELECT 1"
+    [ "$status" -eq 2 ]
+    [ "$stderr_text" = "chlocal: bad value for --path: afile (expected a directory, not a file)" ]
+    run_split chlocal --path=afile -q "SELECT 1"
+    [ "$status" -eq 2 ]
+    # a --path the engine cannot create: its message, without the frames
+    run_split chlocal --path /dev/null/db -q "SELECT 1"
+    [ "$status" -eq 2 ]
+    [[ "$stderr_text" == "chlocal: the engine cannot start: "*"Not a directory"* ]]
+    [ "$(grep -c ' @ 0x' <<<"$stderr_text")" -eq 0 ]
+    [ "$(grep -c 'Stack trace' <<<"$stderr_text")" -eq 0 ]
+    [ "$(wc -l <<<"$stderr_text")" -eq 1 ]
+    # CHLOCAL_STACK_TRACE=1 keeps the engine's whole text, for a bug report
+    CHLOCAL_STACK_TRACE=1 run_split chlocal --path /dev/null/db -q "SELECT 1"
+    [ "$status" -eq 2 ]
+    [ "$(grep -c ' @ 0x' <<<"$stderr_text")" -gt 0 ]
+    # a syntax error: exit 1, the engine's one line
+    run_split chlocal -q "SELEC 1"
+    [ "$status" -eq 1 ]
+    [[ "$stderr_text" == "Code: 62. DB::Exception: Syntax error"* ]]
+    [ "$(wc -l <<<"$stderr_text")" -eq 1 ]
+    # a --path that is a query's text is not checked as one
+    run_split chlocal -q "SELECT '--path'" --format TSV
+    [ "$status" -eq 0 ]
+    [ "$output" = "--path" ]
 }
 
 @test "an engine that cannot be loaded is a clear error, exit 2" {

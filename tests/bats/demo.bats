@@ -71,12 +71,45 @@ report_value() { sed -nE "s/^$2: +//p" "$1"; }
     [[ "$(cat report.txt)" == *"created_at: day 30 does not exist in 2026-02"* ]]
 }
 
+@test "demo --input /dev/stdin: a pipe is read once, whole; one progress line per step on stderr, none on stdout" {
+    run_split bash -c 'cat "$1" | "$0" --input /dev/stdin' "$ROOT/scripts/demo" "$ROOT/tests/fixtures/demo/messages.txt"
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    echo "$output" > report.txt
+    [ "$(report_rows report.txt)" = "$(printf '1\tinput-1\t7\t1\t6\t3\t3\t0\t0\t3\t1\t1\t1\tyes')" ]
+    grep -E '^demo: \[[0-9]+/[0-9]+\] ' <<<"$stderr_text" > progress.txt
+    [ "$(wc -l < progress.txt)" -eq 5 ]
+    [ "$(sed -n 1p progress.txt)" = "demo: [1/5] creating the single-node schema (ods-ddl schema) in a fresh database …" ]
+    [ "$(sed -n 3p progress.txt)" = "demo: [3/5] running the transition for load 1 of 1 (input-1) …" ]
+    [ "$(grep -c '^demo: \[' report.txt)" -eq 0 ]
+}
+
+@test "demo: a message unaccounted for in the ledger fails the run (exit 1), after the report" {
+    # A copy of the demo whose count of the generated messages is one too many: the ledger's
+    # received then differs from messages - empty, as when a message is lost.
+    mkdir -p r/scripts/lib
+    sed "s/SELECT '\$1', count(), countIf(raw = '') FROM table/SELECT '\$1', count() + 1, countIf(raw = '') FROM table/" \
+        "$ROOT/scripts/demo" > r/scripts/demo
+    [ "$(grep -c 'count() + 1' r/scripts/demo)" -eq 1 ]
+    chmod +x r/scripts/demo
+    cp "$ROOT/scripts/lib/common.sh" r/scripts/lib/
+    printf '#!/bin/sh\nexit 0\n' > r/scripts/setup
+    chmod +x r/scripts/setup
+    ln -s "$ROOT/clickhouse-config" r/clickhouse-config
+    ODS_BUILD_DIR=$BUILD_DIR run_split r/scripts/demo --input "$ROOT/tests/fixtures/demo/messages.txt"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"│ NO "* ]]
+    [[ "$stderr_text" == *"demo: FAILED: not every message is accounted for in load(s) input-1 "* ]]
+}
+
 @test "demo: usage errors exit 2" {
     run_split "$ROOT/scripts/demo" --orders
     [ "$status" -eq 2 ]
     run_split "$ROOT/scripts/demo" --bogus
     [ "$status" -eq 2 ]
-    [[ "$stderr_text" == *"unknown option"* ]]
+    [ "$stderr_text" = "demo: unknown option: --bogus (try --help)" ]
+    run_split "$ROOT/scripts/demo" --orders 0
+    [ "$status" -eq 2 ]
+    [ "$stderr_text" = "demo: bad value for --orders: 0 (expected a whole number ≥ 1)" ]
     mkdir taken
     run_split "$ROOT/scripts/demo" --keep taken
     [ "$status" -eq 2 ]

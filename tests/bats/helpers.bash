@@ -18,3 +18,7 @@ run_split() {
 }
 
 setup() { cd "$BATS_TEST_TMPDIR"; }
+
+# ods_version: the project's version as the top CMakeLists.txt sets it (project(... VERSION X)),
+# what every binary's --version must print.
+ods_version() { sed -nE 's/^project\(ods_udf VERSION ([0-9][0-9.]*)[ )].*/\1/p' "$ROOT/CMakeLists.txt"; }

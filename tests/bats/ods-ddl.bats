@@ -224,7 +224,26 @@ same_dumps() {
     run_split ods_ddl kafka --brokers b:1 --group g
     [ "$stderr_text" = "ods-ddl: --topic is required (try --help)" ]
     run_split ods_ddl transition --store bogus
-    [ "$stderr_text" = "ods-ddl: --store takes changes or every (try --help)" ]
+    [ "$stderr_text" = "ods-ddl: bad value for --store: bogus (expected changes or every)" ]
+}
+
+@test "--version, an unknown option, a bad value: the wording every binary uses" {
+    run_split ods_ddl --version
+    [ "$status" -eq 0 ]
+    [ "$output" = "ods-ddl $(ods_version)" ]
+    [ -z "$stderr_text" ]
+    run_split ods_ddl schema --bogus
+    [ "$status" -eq 2 ]
+    [ "$stderr_text" = "ods-ddl: unknown option: --bogus (try --help)" ]
+    run_split ods_ddl transition --typing json
+    [ "$status" -eq 2 ]
+    [ "$stderr_text" = "ods-ddl: bad value for --typing: json (expected udf or sql)" ]
+    run_split ods_ddl frobnicate
+    [ "$status" -eq 2 ]
+    [ "$stderr_text" = "ods-ddl: unknown command: frobnicate (expected schema, transition or kafka)" ]
+    run_split ods_ddl schema --stg-db
+    [ "$status" -eq 2 ]
+    [ "$stderr_text" = "ods-ddl: --stg-db needs a value (try --help)" ]
 }
 
 @test "names that are not plain identifiers and unsafe Kafka values are refused, exit 2" {
@@ -414,14 +433,43 @@ same_dumps() {
     [ "$output" = "$(printf '1\tnone\t0\t0\t0\n0')" ]
 }
 
-@test "kafka: the Kafka table is created and its one-batch INSERT runs (no broker: no rows)" {
+@test "kafka: an unreachable broker fails the batch procedure (exit 1, the consumer's error), within 30 s" {
     ods_ddl schema > schema.sql
-    ods_ddl kafka --brokers 127.0.0.1:9 --topic orders --group ods_test > kafka.sql
+    ods_ddl kafka --brokers 127.0.0.1:1 --topic orders --group ods_test > kafka.sql
     chlocal --no-udf --path db --queries-file schema.sql
-    run_split chlocal --no-udf --path db --param_load_id=L0 --queries-file kafka.sql
-    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    local t0=$SECONDS
+    run_split timeout 60 "$BIN/chlocal" --no-udf --path db --param_load_id=L0 --queries-file kafka.sql
+    echo "status $status after $((SECONDS - t0)) s: $stderr_text"
+    [ "$status" -eq 1 ]
+    [ $((SECONDS - t0)) -le 30 ]
+    [ -z "$output" ]
+    [[ "$stderr_text" == *"Kafka batch L0: no message was read from stg.orders_kafka (brokers 127.0.0.1:1, topic orders, group ods_test); the consumer's last error, at "*"brokers are down. Nothing was committed"* ]]
+    # one message, no engine stack trace
+    [ "$(grep -c ' @ 0x' <<<"$stderr_text")" -eq 0 ]
+    # the Kafka table was created, and nothing was staged
     run_split chlocal --no-udf --path db -q "SELECT engine, count() FROM system.tables WHERE database = 'stg' AND name = 'orders_kafka' GROUP BY engine; SELECT count() FROM stg.orders_raw"
     [ "$output" = "$(printf 'Kafka\t1\n0')" ]
+}
+
+@test "kafka: the check after the batch passes when the batch staged messages, and fails on an empty one" {
+    ods_ddl kafka --brokers 127.0.0.1:1 --topic orders --group g | sed -n '/^-- the check:/,$p' > check.sql
+    [ "$(grep -c throwIf check.sql)" -eq 1 ]
+    ods_ddl schema > schema.sql
+    chlocal --no-udf --path db --queries-file schema.sql
+    # a stand-in that is not a Kafka table: the check has nothing to say (the other tests' batches)
+    run_split chlocal --no-udf --path db --param_load_id=L1 --queries-file check.sql
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    # a real Kafka table (never polled: no consumer error recorded) and no message staged
+    ods_ddl kafka --brokers 127.0.0.1:1 --topic orders --group g | sed '/^INSERT/,$d' > create.sql
+    chlocal --no-udf --path db --queries-file create.sql
+    run_split chlocal --no-udf --path db --param_load_id=L1 --queries-file check.sql
+    [ "$status" -eq 1 ]
+    [[ "$stderr_text" == *"Kafka batch L1: no message was read from stg.orders_kafka"*"the consumer recorded no error"* ]]
+    # messages staged under the load: the check passes, silently
+    chlocal --no-udf --path db -q "INSERT INTO stg.orders_raw (raw, _load_id) VALUES ('{}', 'L1')"
+    run_split chlocal --no-udf --path db --param_load_id=L1 --queries-file check.sql
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ -z "$output" ]
 }
 
 @test "the one-batch INSERT: one _load_ts per batch, coordinates kept, empty messages skipped" {
@@ -1655,4 +1703,45 @@ on_engine_schema() {
     on_engine_schema 'ods_{env}' "$NAMES_FIX/macros.xml"
     [ "$(wc -l <engine.tsv)" -eq 1000 ]
     [ "$(cut -f2 engine.tsv | sort -u)" = "1" ]
+}
+
+# --- Issue 18: the cluster schema applied node by node (--per-node), as configuration management
+# does: every statement is the ON CLUSTER one without its clause, as the engine parses both.
+@test "schema --per-node: statement by statement, the engine parses the ON CLUSTER schema minus its clause; it runs on a node, twice" {
+    local name opt
+    for name in c1 prod-ods '{cluster}'; do
+        for opt in "" --replicated; do
+            ods_ddl schema --cluster "$name" $opt | statements_tsv >on.tsv
+            ods_ddl schema --cluster "$name" $opt --per-node | statements_tsv >pn.tsv
+            [ "$(wc -l <on.tsv)" -eq 17 ] || { echo "$name $opt: statement count"; return 1; }
+            [ "$(wc -l <pn.tsv)" -eq 17 ] || { echo "$name $opt: per-node statement count"; return 1; }
+            run_split chlocal --no-udf -q "SELECT formatQuerySingleLine(q) FROM file('$PWD/on.tsv', TSV, 'q String') FORMAT TSVRaw"
+            [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+            # every statement had its clause, as the engine reads it; removed, it is the per-node one
+            [ "$(grep -c ' ON CLUSTER ' <<<"$output")" -eq 17 ] || { echo "$name $opt: ON CLUSTER count"; return 1; }
+            sed -E 's/ ON CLUSTER (`[^`]*`|[^ ]+)//' <<<"$output" >on_minus.txt
+            run_split chlocal --no-udf -q "SELECT formatQuerySingleLine(q) FROM file('$PWD/pn.tsv', TSV, 'q String') FORMAT TSVRaw"
+            [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+            [ "$(grep -c 'ON CLUSTER' <<<"$output")" -eq 0 ] || { echo "$name $opt: clause left"; return 1; }
+            diff on_minus.txt - <<<"$output" || { echo "$name $opt: differs"; return 1; }
+        done
+    done
+    # usage: it needs --cluster, and it is for the schema only
+    run_split ods_ddl schema --per-node
+    [ "$status" -eq 2 ]
+    [ -z "$output" ]
+    [[ $stderr_text == *"--per-node needs --cluster"* ]]
+    run_split ods_ddl transition --cluster c1 --per-node
+    [ "$status" -eq 2 ]
+    [[ $stderr_text == *"--per-node applies to schema only"* ]]
+    ods_ddl --help | grep -q -- '--per-node'
+    # applied on a node whose config defines the cluster, twice (IF NOT EXISTS): every table,
+    # the five Distributed ones over prod-ods
+    ods_ddl schema --cluster prod-ods --per-node >pn.sql
+    chlocal --no-udf --config-file "$NAMES_FIX/prod-ods.xml" --path "$PWD/db" --queries-file pn.sql
+    run_split chlocal --no-udf --config-file "$NAMES_FIX/prod-ods.xml" --path "$PWD/db" --queries-file pn.sql
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    run_split chlocal --no-udf --config-file "$NAMES_FIX/prod-ods.xml" --path "$PWD/db" -q "
+        SELECT countIf(engine = 'Distributed'), count() FROM system.tables WHERE database IN ('ods', 'stg') FORMAT TSV"
+    [ "$output" = "$(printf '5\t15')" ]
 }

@@ -23,6 +23,22 @@ BUILD_DIR=${ODS_BUILD_DIR:-$ROOT/build}
         [ "$(printf '%s\n' "$stderr_text" | wc -l)" -eq 1 ]
         [[ "$stderr_text" == order_wire_class:* ]]
     done
+    run_split "$BIN/order_wire_class" --bogus
+    [ "$stderr_text" = "order_wire_class: unknown option: --bogus (try --help)" ]
+    run_split "$BIN/order_wire_class" --format JSON
+    [ "$stderr_text" = "order_wire_class: bad value for --format: JSON (expected TabSeparated, RowBinary or RowBinaryWithNamesAndTypes)" ]
+    run_split "$BIN/order_wire_class" --format
+    [ "$stderr_text" = "order_wire_class: --format needs a value (try --help)" ]
+}
+
+@test "order_wire_class --version: the project's version, exit 0; the server's own arguments are unchanged" {
+    run_split "$BIN/order_wire_class" --version </dev/null
+    [ "$status" -eq 0 ]
+    [ "$output" = "order_wire_class $(ods_version)" ]
+    [ -z "$stderr_text" ]
+    run_split chlocal -q "SELECT order_wire_class('{}'), order_wire_parse('{}').1"
+    [ "$status" -eq 0 ]
+    [ "$output" = "$(printf 'keyset_mismatch\tkeyset_mismatch')" ]
 }
 
 @test "the shipped config installs order_wire_class with a Nullable(String) argument" {

@@ -38,6 +38,22 @@ need_classifier() {
     done
     run_split og --bogus
     [ "$stderr_text" = "orders-gen: unknown option: --bogus (try --help)" ]
+    run_split og --format json
+    [ "$stderr_text" = "orders-gen: bad value for --format: json (expected lines or rowbinary)" ]
+    run_split og --dirty 1.5
+    [ "$stderr_text" = "orders-gen: bad value for --dirty: 1.5 (expected a rate from 0 to 1)" ]
+    run_split og --orders
+    [ "$stderr_text" = "orders-gen: --orders needs a value (try --help)" ]
+    # a control character in the value cannot break the one line
+    run_split og --start $'2026\n01-01'
+    [ "$stderr_text" = 'orders-gen: bad value for --start: 2026\x0a01-01 (expected a date YYYY-MM-DD)' ]
+}
+
+@test "--version: the project's version on stdout, exit 0" {
+    run_split og --version
+    [ "$status" -eq 0 ]
+    [ "$output" = "orders-gen $(ods_version)" ]
+    [ -z "$stderr_text" ]
 }
 
 @test "a failing write: a message on stderr, exit 1" {

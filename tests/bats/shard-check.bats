@@ -394,6 +394,21 @@ layout_vs_engine() {
     [ "$status" -eq 2 ]
     run_split "$SC" hash --key-type Float64
     [ "$status" -eq 2 ]
+    [[ $stderr_text == "shard-check: bad value for --key-type: Float64 (expected String, FixedString(N), "*" or UUID)" ]]
+    run_split "$SC" route --config "$FIX/w305.xml" --cluster w305 --format JSON
+    [ "$status" -eq 2 ]
+    [ "$stderr_text" = "shard-check: bad value for --format: JSON (expected TSV or RowBinary)" ]
+    run_split "$SC" frobnicate
+    [ "$stderr_text" = "shard-check: unknown command: frobnicate (expected layout, lock, ddl, route, hash or verify)" ]
+    run_split "$SC" route --config
+    [ "$stderr_text" = "shard-check: --config needs a value (try --help)" ]
+    run_split "$SC" --version
+    [ "$status" -eq 0 ]
+    [ "$output" = "shard-check $(ods_version)" ]
+    [ -z "$stderr_text" ]
+    run_split "$SC" layout --version
+    [ "$status" -eq 0 ]
+    [ "$output" = "shard-check $(ods_version)" ]
     run_split "$SC" --help
     [ "$status" -eq 0 ]
     [[ $output == usage:\ shard-check* ]]
@@ -975,7 +990,7 @@ NF=$FIX/names
     for bad in "cluster" "=x" "{c}=x"; do
         run_split "$SC" layout --config "$NF/macros.xml" --cluster '{cluster}' --macro "$bad"
         [ "$status" -eq 2 ] || { echo "--macro '$bad' → $status"; return 1; }
-        [[ $stderr_text == "shard-check: --macro takes NAME=VALUE"* ]]
+        [[ $stderr_text == "shard-check: bad value for --macro: $bad (expected NAME=VALUE, e.g. --macro cluster=ods_cluster)" ]]
     done
     # control characters in the name cannot forge a line of the message
     run_split "$SC" layout --config "$NF/macros.xml" --cluster $'{x\ny}'
@@ -1076,7 +1091,20 @@ NF=$FIX/names
     done
     run_split "$ROOT/scripts/check-cluster" --config "$NF/prod-ods.xml" --cluster prod-ods --ods-db "o-ds"
     [ "$status" -eq 2 ]
-    [[ $stderr_text == "check-cluster: --ods-db must be a plain identifier: o-ds" ]]
+    [ "$stderr_text" = "check-cluster: bad value for --ods-db: o-ds (expected a plain identifier, [A-Za-z_][A-Za-z0-9_]*)" ]
+}
+
+@test "scripts/check-cluster: --version, an unknown option, a missing value: the wording of every binary" {
+    run_split "$ROOT/scripts/check-cluster" --version
+    [ "$status" -eq 0 ]
+    [ "$output" = "check-cluster $(ods_version)" ]
+    [ -z "$stderr_text" ]
+    run_split "$ROOT/scripts/check-cluster" --bogus
+    [ "$status" -eq 2 ]
+    [ "$stderr_text" = "check-cluster: unknown option: --bogus (try --help)" ]
+    run_split "$ROOT/scripts/check-cluster" --lock
+    [ "$status" -eq 2 ]
+    [ "$stderr_text" = "check-cluster: --lock needs a value (try --help)" ]
 }
 
 # ---- layout against system.clusters on generated config trees ----

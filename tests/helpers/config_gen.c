@@ -8,17 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "splitmix.h"
 #include <sys/stat.h>
 
-/* ---- random numbers: splitmix64, the same stream for the same seed everywhere ---- */
+/* ---- random numbers: the same stream for the same seed everywhere ---- */
 static uint64_t g_rng;
-static uint64_t rnd(void)
-{
-    uint64_t z = (g_rng += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
+static uint64_t rnd(void) { return splitmix64(&g_rng); }
 static int rn(int n) { return n > 0 ? (int)(rnd() % (uint64_t)n) : 0; } /* 0..n-1 */
 static int pct(int p) { return rn(100) < p; }
 static int range(int lo, int hi) { return lo + rn(hi - lo + 1); }

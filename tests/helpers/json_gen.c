@@ -8,16 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "splitmix.h"
+
 static uint64_t g_rng;
 
-/* splitmix64: the same stream for the same seed on every machine */
-static uint64_t rnd(void)
-{
-    uint64_t z = (g_rng += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
+static uint64_t rnd(void) { return splitmix64(&g_rng); }
 
 /* uniform in [0, n) (n small: the bias is immaterial for a test generator) */
 static unsigned pick(unsigned n) { return (unsigned)(rnd() % n); }

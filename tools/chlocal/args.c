@@ -46,11 +46,12 @@ static char *setting(const char *name, const char *value)
     return s;
 }
 
-static int fail(cl_error *err, const char *msg, int arg)
+static int fail(cl_error *err, const char *msg, int arg, const char *opt)
 {
     if (err) {
         err->msg = msg;
         err->arg = arg;
+        err->opt = opt;
     }
     return CL_EUSAGE;
 }
@@ -61,9 +62,9 @@ int cl_parse(int argc, char **argv, const cl_defaults *def, cl_cmd *cmd, cl_erro
         const char *name, *missing;
         size_t field;
     } valued[] = {
-        {"--udf-dir", "--udf-dir needs a directory", offsetof(cl_cmd, udf_dir)},
-        {"--udf-config", "--udf-config needs a file or glob", offsetof(cl_cmd, udf_config)},
-        {"--libchdb", "--libchdb needs a path", offsetof(cl_cmd, libchdb)},
+        {"--udf-dir", "--udf-dir needs a value", offsetof(cl_cmd, udf_dir)},
+        {"--udf-config", "--udf-config needs a value", offsetof(cl_cmd, udf_config)},
+        {"--libchdb", "--libchdb needs a value", offsetof(cl_cmd, libchdb)},
     };
     memset(cmd, 0, sizeof *cmd);
     cmd->libchdb = def->libchdb;
@@ -99,6 +100,10 @@ int cl_parse(int argc, char **argv, const cl_defaults *def, cl_cmd *cmd, cl_erro
             no_udf = 1;
             continue;
         }
+        if (strcmp(argv[i], "--version") == 0) {
+            cmd->version = 1;
+            continue;
+        }
         size_t k;
         int r = 0;
         for (k = 0; k < sizeof valued / sizeof *valued; k++) {
@@ -110,7 +115,7 @@ int cl_parse(int argc, char **argv, const cl_defaults *def, cl_cmd *cmd, cl_erro
         }
         if (r < 0) {
             free(out);
-            return fail(err, valued[k].missing, i);
+            return fail(err, valued[k].missing, i, valued[k].name);
         }
         if (r == 0)
             out[n++] = argv[i];
@@ -124,7 +129,7 @@ int cl_parse(int argc, char **argv, const cl_defaults *def, cl_cmd *cmd, cl_erro
     for (size_t k = 0; last > 0 && k < sizeof needs_value / sizeof *needs_value; k++)
         if (strcmp(out[last], needs_value[k]) == 0) {
             free(out);
-            return fail(err, "the last option needs a value", -1);
+            return fail(err, "the last option needs a value", -1, needs_value[k]);
         }
     if (no_udf)
         cmd->udf_dir = cmd->udf_config = NULL;

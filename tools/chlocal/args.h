@@ -6,6 +6,7 @@
 typedef struct {
     const char *msg; /* static text */
     int arg;         /* index in the caller's argv of the offending argument, or -1 */
+    const char *opt; /* the option whose value is missing, or NULL */
 } cl_error;
 
 /* The parsed command. Every pointer borrows from the caller's argv or from the
@@ -13,6 +14,7 @@ typedef struct {
  * cl_free releases (its strings are borrowed or point into `owned`). */
 typedef struct {
     int help;
+    int version;            /* --version (before "--"): chlocal's and the engine's version */
     const char *libchdb;
     const char *udf_dir;    /* NULL: do not install UDFs */
     const char *udf_config; /* NULL: do not install UDFs */

@@ -1,15 +1,18 @@
 /* chlocal: a `clickhouse local` on top of the embedded engine (libchdb, loaded with dlopen),
  * with this project's executable UDFs installed by default, for tests, scripts and people. */
 #include "args.h"
+#include "cli.h"
 #include "io.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char USAGE[] =
@@ -20,6 +23,7 @@ static const char USAGE[] =
     "\n"
     "chlocal options (taken out before the engine sees the command line):\n"
     "  -h, --help            this text\n"
+    "  --version             print \"chlocal VERSION\" and the engine's version, and exit\n"
     "  --libchdb PATH        the engine library (env CHLOCAL_LIBCHDB; default: the copy\n"
     "                        scripts/setup fetched into .deps/chdb/libchdb.so)\n"
     "  --udf-dir DIR         directory of UDF binaries, passed as --user_scripts_path\n"
@@ -35,7 +39,10 @@ static const char USAGE[] =
     "--user_scripts_path or --user_defined_executable_functions_config given there wins.\n"
     "\n"
     "Output: the result bytes on stdout, exactly. Exit status: 0 success; 1 the query\n"
-    "failed (the engine's message is on stderr); 2 usage error or the engine cannot load.\n"
+    "failed (the engine's message is on stderr); 2 usage error (one line on stderr, e.g.\n"
+    "\"chlocal: unknown option: --foo (try --help)\"), an unusable --path, or the engine\n"
+    "cannot load. The engine's stack traces are left out of its messages; set\n"
+    "CHLOCAL_STACK_TRACE=1 to keep them (for a bug report).\n"
     "\n"
     "example: chlocal -q \"SELECT order_wire_class('{}')\"\n";
 
@@ -91,6 +98,57 @@ static int looks_like_engine_error(const char *s, size_t n)
     return 0;
 }
 
+/* The engine's text without its stack traces: a line ending in "Stack trace (when copying this
+ * message, always include the lines below):" keeps what precedes that, the frames
+ * ("12. func @ 0x…") and blank lines after it go, and so does the "Cannot print extra info"
+ * note. Everything else stays as it was. Returns the new length (s is edited in place). */
+static size_t strip_stack_traces(char *s, size_t n)
+{
+    static const char MARK[] = "Stack trace (when copying this message, always include the lines below):";
+    static const char NOTE[] = "Cannot print extra info for Poco::Exception";
+    const char *p = s, *end = s + n;
+    char *w = s;
+    int in_trace = 0;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        size_t len = eol ? (size_t)(eol - p) : (size_t)(end - p);
+        const char *next = eol ? eol + 1 : end;
+        const char *m = memmem(p, len, MARK, sizeof MARK - 1);
+        if (m) {
+            size_t keep = (size_t)(m - p);
+            while (keep && (p[keep - 1] == ' ' || p[keep - 1] == ','))
+                keep--;
+            if (keep) {
+                memmove(w, p, keep);
+                w += keep;
+                *w++ = '\n';
+            }
+            in_trace = 1;
+            p = next;
+            continue;
+        }
+        if (len >= sizeof NOTE - 1 && !memcmp(p, NOTE, sizeof NOTE - 1)) {
+            p = next;
+            continue;
+        }
+        if (in_trace) {
+            const char *q = p;
+            while (q < p + len && *q >= '0' && *q <= '9')
+                q++;
+            int frame = q > p && q + 1 < p + len && q[0] == '.' && q[1] == ' ' && memmem(q, (size_t)(p + len - q), " @ 0x", 5);
+            if (len == 0 || frame) {
+                p = next;
+                continue;
+            }
+            in_trace = 0;
+        }
+        memmove(w, p, (size_t)(next - p));
+        w += next - p;
+        p = next;
+    }
+    return (size_t)(w - s);
+}
+
 static int is_usage_error(const char *s, size_t n)
 {
     static const char *const marks[] = {"Positional option", "(UNRECOGNIZED_ARGUMENTS)"};
@@ -123,14 +181,40 @@ static int run(const cl_cmd *cmd)
     if (lseek(cap, 0, SEEK_SET) != 0 || io_read_fd(cap, &msg, &msg_len) != 0)
         msg_len = 0;
     close(cap);
-    io_write_all(STDERR_FILENO, msg, msg_len);
+    const char *keep = getenv("CHLOCAL_STACK_TRACE");
+    int strip = !(keep && *keep && strcmp(keep, "0") != 0);
+    if (strip)
+        msg_len = strip_stack_traces(msg, msg_len);
 
     int rc = 0;
     const char *err = r ? e.error(r) : "the engine returned no result";
     char *buf = r ? e.buffer(r) : NULL;
+    /* An option neither chlocal nor the engine knows: the one wording of every tool. */
+    static const char UNRECOGNIZED[] = "Unrecognized option '";
+    const char *src = err && *err ? err : msg;
+    size_t src_len = err && *err ? strlen(err) : msg_len;
+    const char *un = src_len ? memmem(src, src_len, UNRECOGNIZED, sizeof UNRECOGNIZED - 1) : NULL;
+    const char *un_val = un ? un + sizeof UNRECOGNIZED - 1 : NULL;
+    const char *un_end = un ? memchr(un_val, '\'', (size_t)(src + src_len - un_val)) : NULL;
+    if (!buf && un_end && is_usage_error(src, src_len)) {
+        char *opt = strndup(un_val, (size_t)(un_end - un_val));
+        cli_unknown_option("chlocal", opt ? opt : "?");
+        free(opt);
+        free(msg);
+        if (r)
+            e.destroy(r);
+        return 2;
+    }
+    io_write_all(STDERR_FILENO, msg, msg_len);
     if (err && *err) {
-        /* Errors raised while the engine reads its command line land here. */
-        fprintf(stderr, "%s\n", err);
+        /* Errors raised while the engine reads its command line or opens --path land here. */
+        char *text = strdup(err);
+        size_t len = text ? strip ? strip_stack_traces(text, strlen(text)) : strlen(text) : 0;
+        while (len && text[len - 1] == '\n')
+            len--;
+        fprintf(stderr, "chlocal: the engine cannot start: %.*s\n", text ? (int)len : (int)strlen(err),
+                text ? text : err);
+        free(text);
         rc = 2;
     } else if (!buf && looks_like_engine_error(msg, msg_len)) {
         rc = is_usage_error(msg, msg_len) ? 2 : 1;
@@ -142,6 +226,71 @@ static int run(const cl_cmd *cmd)
     if (r)
         e.destroy(r);
     return rc;
+}
+
+/* --version: ours, then the engine's, asked with SELECT version() the way queries run (no
+ * --path: the engine writes no file). 0, or 2 when the engine cannot load or answer. */
+static int print_version(const char *libchdb)
+{
+    if (cli_version("chlocal") != 0)
+        return 1;
+    engine e;
+    if (load_engine(libchdb, &e) != 0)
+        return 2;
+    char *argv[] = {"chlocal", "--query", "SELECT version()", "--output-format", "TSVRaw", NULL};
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO), devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (saved >= 0 && devnull >= 0)
+        dup2(devnull, STDERR_FILENO);
+    chdb_result *r = e.query_cmdline(5, argv);
+    fflush(stderr);
+    if (saved >= 0 && devnull >= 0)
+        dup2(saved, STDERR_FILENO);
+    if (saved >= 0)
+        close(saved);
+    if (devnull >= 0)
+        close(devnull);
+    const char *err = r ? e.error(r) : "no result";
+    char *buf = r ? e.buffer(r) : NULL;
+    size_t n = buf ? e.length(r) : 0;
+    while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+        n--;
+    int rc = 0;
+    if ((err && *err) || !n) {
+        fputs("chlocal: the engine did not tell its version\n", stderr);
+        rc = 2;
+    } else if (printf("engine ClickHouse %.*s (libchdb)\n", (int)n, buf) < 0 || fflush(stdout) != 0) {
+        rc = 1;
+    }
+    if (r)
+        e.destroy(r);
+    return rc;
+}
+
+/* --path DIR must be a directory the engine can use: refused here, in one line, rather than by
+ * the engine's filesystem error. A path that does not exist yet is the engine's to create. */
+static int check_path(const cl_cmd *cmd)
+{
+    int last = cmd->sep >= 0 ? cmd->sep : cmd->engine_argc;
+    for (int i = 1; i < last; i++) {
+        const char *a = cmd->engine_argv[i], *p = NULL;
+        if (!strcmp(a, "--path") && i + 1 < last)
+            p = cmd->engine_argv[++i];
+        else if (!strncmp(a, "--path=", 7))
+            p = a + 7;
+        else if (!strcmp(a, "-q") || !strcmp(a, "--query") || !strcmp(a, "--queries-file"))
+            i++; /* a query text is not an option */
+        if (!p)
+            continue;
+        struct stat st;
+        if (!*p)
+            return cli_bad_value("chlocal", "--path", p, "a directory");
+        if (stat(p, &st) == 0 && !S_ISDIR(st.st_mode))
+            return cli_bad_value("chlocal", "--path", p, "a directory, not a file");
+        if (stat(p, &st) == 0 && access(p, W_OK | X_OK) != 0)
+            return cli_bad_value("chlocal", "--path", p, "a directory chlocal may write");
+    }
+    return 0;
 }
 
 /* Relative UDF locations are made absolute: the engine resolves them from its own state. */
@@ -180,12 +329,16 @@ int main(int argc, char **argv)
     if (rc == CL_ENOMEM) {
         fputs("chlocal: out of memory\n", stderr);
         rc = 2;
+    } else if (rc != 0 && err.opt) {
+        rc = cli_missing_value("chlocal", err.opt);
     } else if (rc != 0) {
         fprintf(stderr, "chlocal: %s (try --help)\n", err.msg);
         rc = 2;
     } else if (cmd.help) {
         fputs(USAGE, stdout);
-    } else {
+    } else if (cmd.version) {
+        rc = print_version(cmd.libchdb);
+    } else if ((rc = check_path(&cmd)) == 0) {
         rc = run(&cmd);
     }
     cl_free(&cmd);

@@ -185,6 +185,8 @@ int ddl_check_opts(const ddl_opts *o, int need_kafka, ddl_error *err)
     }
     if (o->replicated && !o->cluster)
         return set_err(err, "needs --cluster", "--replicated");
+    if (o->per_node && !o->cluster)
+        return set_err(err, "needs --cluster", "--per-node");
     if (!need_kafka)
         return 0;
     const struct {
@@ -272,10 +274,11 @@ static void cluster_name(int *st, FILE *out, const ddl_opts *o)
         *st = ddl_cluster_sql(out, o->cluster);
 }
 
-/* " ON CLUSTER name" or nothing. */
+/* " ON CLUSTER name" or nothing (one node, or --per-node: the same statements, run on every
+ * node by whoever applies them). */
 static void on_cluster(int *st, FILE *out, const ddl_opts *o)
 {
-    if (o->cluster) {
+    if (o->cluster && !o->per_node) {
         put(st, out, " ON CLUSTER ");
         cluster_name(st, out, o);
     }
@@ -374,6 +377,8 @@ int ddl_schema(FILE *out, const ddl_opts *o)
 
     put(&st, out, "-- ods-ddl schema, wire contract %s, %s\n", WIRE_CONTRACT_VERSION,
         o->cluster ? (o->replicated ? "cluster, replicated" : "cluster") : "one node");
+    if (o->per_node)
+        put(&st, out, "-- Per node: apply every statement on every node of the cluster, one node at a time.\n");
     if (o->replicated)
         put(&st, out, "-- The cluster's shards must set <internal_replication>true</internal_replication>:\n"
                       "-- the Distributed tables write one replica, replication copies the rest.\n");
@@ -745,7 +750,9 @@ int ddl_kafka(FILE *out, const ddl_opts *o)
     const char *S = o->stg_db;
 
     put(&st, out, "-- ods-ddl kafka: one consumer, created on this node only; the INSERT "
-                  "reads one batch, run it with --param_load_id=ID\n");
+                  "reads one batch, run it with --param_load_id=ID\n"
+                  "-- and all three statements in one session: the check after it fails the run "
+                  "when the batch staged no message (an unreachable broker: its last error)\n");
     put(&st, out, "CREATE TABLE IF NOT EXISTS %s.orders_kafka\n(\n    raw String\n)\nENGINE = Kafka\n"
                   "SETTINGS\n    kafka_broker_list = ", S);
     quote(&st, out, o->brokers);
@@ -760,6 +767,32 @@ int ddl_kafka(FILE *out, const ddl_opts *o)
     put(&st, out, "_load_id, _load_ts)\n"
                   "SELECT raw, _topic, _partition, _offset, _timestamp_ms, _key, {load_id:String}, "
                   "now64(3, 'UTC')\nFROM %s.orders_kafka\nWHERE raw != ''\n"
-                  "SETTINGS stream_like_engine_allow_direct_select = 1;\n", S);
+                  "SETTINGS stream_like_engine_allow_direct_select = 1;\n\n", S);
+    /* The engine does not fail a Kafka SELECT whose broker is unreachable: it waits, reads no
+     * message and succeeds; the consumer's errors are only in system.kafka_consumers
+     * (exceptions.time, exceptions.text, kept while the server runs). A nightly snapshot is never
+     * empty, so a batch that staged nothing under this _load_id fails here, naming the last error. */
+    put(&st, out, "-- the check: no message staged for this load is an error, not an empty success "
+                  "(system.kafka_consumers, ClickHouse 23.8 and later)\n"
+                  "SELECT throwIf((SELECT count() FROM %s.orders_raw WHERE _load_id = {load_id:String}) = 0\n"
+                  "               AND (SELECT count() FROM system.tables WHERE database = ", S);
+    quote(&st, out, S);
+    put(&st, out, " AND name = 'orders_kafka'\n"
+                  "                    AND engine = 'Kafka') > 0,\n"
+                  "    (SELECT concat('Kafka batch ', {load_id:String}, ': no message was read from %s.orders_kafka (brokers ', ", S);
+    quote(&st, out, o->brokers);
+    put(&st, out, ",\n                   ', topic ', ");
+    quote(&st, out, o->topic);
+    put(&st, out, ", ', group ', ");
+    quote(&st, out, o->group);
+    put(&st, out, ", '); ',\n"
+                  "                   if(length(t) = 0, 'the consumer recorded no error (is the topic empty, or has the group read it all?)',\n"
+                  "                      concat('the consumer''s last error, at ', toString(arrayMax(t)), ': ',\n"
+                  "                             splitByChar('\\n', x[indexOf(t, arrayMax(t))])[1])),\n"
+                  "                   '. Nothing was committed: check the brokers and system.kafka_consumers, then rerun')\n"
+                  "     FROM (SELECT groupArrayArray(exceptions.time) AS t, groupArrayArray(exceptions.text) AS x\n"
+                  "           FROM system.kafka_consumers WHERE database = ");
+    quote(&st, out, S);
+    put(&st, out, " AND table = 'orders_kafka')))\nFORMAT Null;\n");
     return st;
 }

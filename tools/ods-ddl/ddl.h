@@ -24,6 +24,8 @@ typedef struct {
     const char *ods_db;     /* database of the ODS tables and the view */
     const char *cluster;    /* NULL: one node (no ON CLUSTER, no Distributed tables) */
     int replicated;         /* Replicated* engines with {shard}/{replica}; needs cluster */
+    int per_node;           /* schema: the cluster DDL without ON CLUSTER, applied node by node;
+                             * needs cluster */
     int store_every;        /* transition: store every accepted version, not only changes */
     int typing_sql;         /* transition: class and types by SQL, not by order_wire_parse */
     const char *brokers;    /* Kafka reader only */

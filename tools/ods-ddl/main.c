@@ -4,12 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "ddl.h"
 
 typedef enum { CMD_NONE, CMD_SCHEMA, CMD_TRANSITION, CMD_KAFKA } ods_cmd;
 
 typedef struct {
-    int help;
+    int help, version;
     ods_cmd cmd;
     ddl_opts ddl;
     const char *store;  /* --store changes|every, transition only */
@@ -17,11 +18,12 @@ typedef struct {
 } args;
 
 static const char USAGE[] =
-    "usage: ods-ddl schema     [--cluster NAME [--replicated]] [--stg-db NAME] [--ods-db NAME]\n"
+    "usage: ods-ddl schema     [--cluster NAME [--replicated] [--per-node]] [--stg-db NAME]\n"
+    "                          [--ods-db NAME]\n"
     "       ods-ddl transition [--cluster NAME] [--store changes|every] [--typing udf|sql]\n"
     "                          [--stg-db NAME] [--ods-db NAME]\n"
     "       ods-ddl kafka      --brokers LIST --topic NAME --group NAME [--stg-db NAME]\n"
-    "       ods-ddl --help\n"
+    "       ods-ddl --help | --version\n"
     "\n"
     "Prints SQL for the order-snapshot ODS (wire contract " WIRE_CONTRACT_VERSION "), one statement\n"
     "after another, each ending with ';'. Column names and types come from the contract's one\n"
@@ -47,7 +49,9 @@ static const char USAGE[] =
     "            cityHash64(order_id)), ODS.order_snapshot_errors_dist, order_snapshot_hot_dist,\n"
     "            order_loads_dist, order_v over the _dist tables;\n"
     "            --replicated: Replicated* engines with {shard}/{replica} macros (the cluster\n"
-    "            must set internal_replication).\n"
+    "            must set internal_replication);\n"
+    "            --per-node: the same statements without ON CLUSTER, to apply on every node\n"
+    "            one by one (configuration management; no distributed DDL queue needed).\n"
     "transition  the seven statements that move one load (parameter {load_id:String}):\n"
     "              1-2 housekeeping and fold of earlier committed loads into _rep;\n"
     "              3 rejected rows into the errors table:  ... AND _w.class != ''\n"
@@ -71,19 +75,24 @@ static const char USAGE[] =
     "            conversions); both give the same rows, bit for bit.\n"
     "kafka       STG.orders_kafka (Kafka engine, RawBLOB, one consumer; create it on one node\n"
     "            only) and the INSERT that reads one batch into STG.orders_raw with _load_id =\n"
-    "            {load_id:String} and one _load_ts for the batch; empty messages are skipped.\n"
+    "            {load_id:String} and one _load_ts for the batch; empty messages are skipped;\n"
+    "            then a check that fails the run (throwIf) when the batch staged no message,\n"
+    "            naming the consumer's last error from system.kafka_consumers (an unreachable\n"
+    "            broker reads nothing and would otherwise succeed). Run all three in one session.\n"
     "\n"
     "options:\n"
     "  --stg-db NAME     staging database (default stg)\n"
     "  --ods-db NAME     ODS database (default ods)\n"
     "  --cluster NAME    generate for this cluster (default: one node, no Distributed tables)\n"
     "  --replicated      Replicated* engines (needs --cluster)\n"
+    "  --per-node        schema: no ON CLUSTER, for applying node by node (needs --cluster)\n"
     "  --store MODE      transition: changes (default) or every\n"
     "  --typing HOW      transition: udf (default) or sql\n"
     "  --brokers LIST    Kafka broker list, host:port[,host:port...]\n"
     "  --topic NAME      Kafka topic\n"
     "  --group NAME      Kafka consumer group\n"
     "  -h, --help        this text\n"
+    "  --version         print \"ods-ddl VERSION\" and exit\n"
     "Database names: [A-Za-z_][A-Za-z0-9_]*, at most 64 bytes, not the engine's system\n"
     "or information_schema (any case). Cluster names as the server names them: prod_ods,\n"
     "prod-ods, '{cluster}', ods_{env}, any UTF-8 up to 255 bytes without control characters,\n"
@@ -114,8 +123,16 @@ static int parse(int argc, char **argv, args *a)
             a->help = 1;
             return 0;
         }
+        if (!strcmp(s, "--version")) {
+            a->version = 1;
+            return 0;
+        }
         if (!strcmp(s, "--replicated")) {
             a->ddl.replicated = 1;
+            continue;
+        }
+        if (!strcmp(s, "--per-node")) {
+            a->ddl.per_node = 1;
             continue;
         }
         size_t k = 0, nv = sizeof valued / sizeof valued[0];
@@ -128,7 +145,7 @@ static int parse(int argc, char **argv, args *a)
                 } else if (i + 1 < argc) {
                     val = argv[++i];
                 } else {
-                    fprintf(stderr, "ods-ddl: %s needs a value (try --help)\n", valued[k].name);
+                    cli_missing_value("ods-ddl", valued[k].name);
                     return -1;
                 }
                 break;
@@ -144,11 +161,11 @@ static int parse(int argc, char **argv, args *a)
             continue;
         }
         if (s[0] == '-') {
-            fprintf(stderr, "ods-ddl: unknown option '%s' (try --help)\n", s);
+            cli_unknown_option("ods-ddl", s);
             return -1;
         }
         if (a->cmd != CMD_NONE) {
-            fprintf(stderr, "ods-ddl: unexpected argument '%s' (try --help)\n", s);
+            cli_unexpected_argument("ods-ddl", s);
             return -1;
         }
         a->cmd = !strcmp(s, "schema")       ? CMD_SCHEMA
@@ -156,7 +173,9 @@ static int parse(int argc, char **argv, args *a)
                  : !strcmp(s, "kafka")      ? CMD_KAFKA
                                             : CMD_NONE;
         if (a->cmd == CMD_NONE) {
-            fprintf(stderr, "ods-ddl: unknown command '%s' (schema, transition or kafka; try --help)\n", s);
+            fputs("ods-ddl: unknown command: ", stderr);
+            cli_put_arg(s);
+            fputs(" (expected schema, transition or kafka)\n", stderr);
             return -1;
         }
     }
@@ -168,6 +187,10 @@ static int parse(int argc, char **argv, args *a)
         fprintf(stderr, "ods-ddl: --replicated applies to schema only (try --help)\n");
         return -1;
     }
+    if (a->cmd != CMD_SCHEMA && a->ddl.per_node) {
+        fprintf(stderr, "ods-ddl: --per-node applies to schema only (try --help)\n");
+        return -1;
+    }
     if (a->cmd != CMD_KAFKA && (a->ddl.brokers || a->ddl.topic || a->ddl.group)) {
         fprintf(stderr, "ods-ddl: --brokers, --topic and --group apply to kafka only (try --help)\n");
         return -1;
@@ -177,7 +200,7 @@ static int parse(int argc, char **argv, args *a)
         return -1;
     }
     if (a->store && strcmp(a->store, "changes") != 0 && strcmp(a->store, "every") != 0) {
-        fprintf(stderr, "ods-ddl: --store takes changes or every (try --help)\n");
+        cli_bad_value("ods-ddl", "--store", a->store, "changes or every");
         return -1;
     }
     a->ddl.store_every = a->store && !strcmp(a->store, "every");
@@ -186,7 +209,7 @@ static int parse(int argc, char **argv, args *a)
         return -1;
     }
     if (a->typing && strcmp(a->typing, "udf") != 0 && strcmp(a->typing, "sql") != 0) {
-        fprintf(stderr, "ods-ddl: --typing takes udf or sql (try --help)\n");
+        cli_bad_value("ods-ddl", "--typing", a->typing, "udf or sql");
         return -1;
     }
     a->ddl.typing_sql = a->typing && !strcmp(a->typing, "sql");
@@ -207,6 +230,8 @@ static int run(const args *a)
 {
     if (a->help)
         return fputs(USAGE, stdout) == EOF ? 1 : 0;
+    if (a->version)
+        return cli_version("ods-ddl");
     int rc = a->cmd == CMD_SCHEMA       ? ddl_schema(stdout, &a->ddl)
              : a->cmd == CMD_TRANSITION ? ddl_transition(stdout, &a->ddl)
                                         : ddl_kafka(stdout, &a->ddl);

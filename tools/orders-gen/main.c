@@ -1,5 +1,6 @@
 /* orders-gen: writes the Kafka payloads a real order source sends, day by day snapshots of a
  * deterministic order world, optionally dirty, as lines or RowBinary (see docs/orders-gen.md). */
+#include "cli.h"
 #include "io.h"
 #include "emit.h"
 #include "rng.h"
@@ -36,11 +37,13 @@ static const char USAGE[] =
     "  --labels FILE       also write, per message, a line 'KIND<TAB>CLASS': its kind (valid,\n"
     "                      truncated, ...) and the class order_wire_class must give it\n"
     "  -h, --help          this text\n"
+    "  --version           print \"orders-gen VERSION\" and exit\n"
     "\n"
-    "Exit status: 0 done; 1 a write failed; 2 usage error.\n";
+    "Exit status: 0 done; 1 a write failed; 2 usage error (one line on stderr, e.g.\n"
+    "\"orders-gen: bad value for --format: json (expected lines or rowbinary)\").\n";
 
 typedef struct {
-    int help;
+    int help, version;
     uint64_t orders, seed;
     uint32_t days, window;
     uint32_t day; /* 1-based; 0: every day */
@@ -120,6 +123,10 @@ static int parse_args(int argc, char **argv, og_opts *o)
             o->help = 1;
             return 0;
         }
+        if (!strcmp(a, "--version")) {
+            o->version = 1;
+            return 0;
+        }
         static const char *const WITH_VALUE[] = {"--orders", "--days",   "--window", "--day",
                                                  "--start",  "--dirty",  "--seed",   "--format",
                                                  "--labels"};
@@ -133,29 +140,35 @@ static int parse_args(int argc, char **argv, og_opts *o)
             }
         }
         if (!name)
-            return usage_error(a[0] == '-' ? "unknown option" : "unexpected argument", a);
+            return a[0] == '-' ? cli_unknown_option("orders-gen", a) : cli_unexpected_argument("orders-gen", a);
         if (!val) {
             if (i + 1 >= argc)
-                return usage_error("option needs a value", name);
+                return cli_missing_value("orders-gen", name);
             val = argv[++i];
         }
         uint64_t v = 0;
         int bad = 0;
-        if (!strcmp(name, "--orders"))
+        const char *expected = "a whole number from 1 to 100000";
+        if (!strcmp(name, "--orders")) {
             bad = parse_u64(val, 1000000000000ULL, &o->orders);
-        else if (!strcmp(name, "--days") || !strcmp(name, "--window") || !strcmp(name, "--day")) {
+            expected = "a whole number from 0 to 1000000000000";
+        } else if (!strcmp(name, "--days") || !strcmp(name, "--window") || !strcmp(name, "--day")) {
             bad = parse_u64(val, 100000, &v) || v < 1;
             uint32_t *dst = !strcmp(name, "--days") ? &o->days
                           : !strcmp(name, "--window") ? &o->window
                                                       : &o->day;
             *dst = (uint32_t)v;
-        } else if (!strcmp(name, "--start"))
+        } else if (!strcmp(name, "--start")) {
             bad = parse_date(val, &o->start_day);
-        else if (!strcmp(name, "--dirty"))
+            expected = "a date YYYY-MM-DD";
+        } else if (!strcmp(name, "--dirty")) {
             bad = parse_rate(val, &o->dirty);
-        else if (!strcmp(name, "--seed"))
+            expected = "a rate from 0 to 1";
+        } else if (!strcmp(name, "--seed")) {
             bad = parse_u64(val, UINT64_MAX, &o->seed);
-        else if (!strcmp(name, "--format")) {
+            expected = "a whole number from 0 to 18446744073709551615";
+        } else if (!strcmp(name, "--format")) {
+            expected = "lines or rowbinary";
             if (!strcmp(val, "lines"))
                 o->rowbinary = 0;
             else if (!strcmp(val, "rowbinary"))
@@ -165,7 +178,7 @@ static int parse_args(int argc, char **argv, og_opts *o)
         } else
             o->labels = val;
         if (bad)
-            return usage_error("bad value for", name);
+            return cli_bad_value("orders-gen", name, val, expected);
     }
     if (o->day > o->days)
         return usage_error("--day must be at most --days", NULL);
@@ -305,5 +318,7 @@ int main(int argc, char **argv)
         fputs(USAGE, stdout);
         return 0;
     }
+    if (o.version)
+        return cli_version("orders-gen");
     return run(&o);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "io.h"
 #include "ddl.h"
 #include "key.h"
@@ -60,8 +61,10 @@ static const char usage_text[] =
     "                  Distributed('{cluster}', ...) in the DDL), repeatable; without it, the\n"
     "                  --config's <macros> (verbatim, as the server expands them)\n"
     "  -h, --help      this text\n"
+    "  --version       print \"shard-check VERSION\" and exit\n"
     "\n"
-    "exit status: 0 the check holds, 1 a check failed, 2 usage error or unreadable input.\n";
+    "exit status: 0 the check holds, 1 a check failed, 2 usage error (one line on stderr) or\n"
+    "unreadable input.\n";
 
 typedef enum { CMD_NONE, CMD_LAYOUT, CMD_DDL, CMD_ROUTE, CMD_HASH, CMD_VERIFY, CMD_LOCK } command;
 
@@ -388,8 +391,16 @@ static int parse_args(int argc, char **argv, options *o)
         fputs(usage_text, stdout);
         return 0;
     }
-    if (o->cmd == CMD_NONE)
-        return usage_error("unknown command", argv[1]);
+    if (!strcmp(argv[1], "--version"))
+        return cli_version("shard-check");
+    if (o->cmd == CMD_NONE && argv[1][0] == '-')
+        return cli_unknown_option("shard-check", argv[1]);
+    if (o->cmd == CMD_NONE) {
+        fputs("shard-check: unknown command: ", stderr);
+        cli_put_arg(argv[1]);
+        fputs(" (expected layout, lock, ddl, route, hash or verify)\n", stderr);
+        return 2;
+    }
     if (!(o->files = calloc((size_t)argc, sizeof *o->files)) ||
         !(o->macros.defs = calloc((size_t)argc, sizeof *o->macros.defs)))
         return 2;
@@ -399,10 +410,12 @@ static int parse_args(int argc, char **argv, options *o)
                     !strcmp(a, "--format") || !strcmp(a, "--local") || !strcmp(a, "--lock") ||
                     !strcmp(a, "-o") || !strcmp(a, "--macro");
         if (takes && i + 1 >= argc)
-            return usage_error("this option needs a value", a);
+            return cli_missing_value("shard-check", a);
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage_text, stdout);
             return 0;
+        } else if (!strcmp(a, "--version")) {
+            return cli_version("shard-check");
         } else if (!strcmp(a, "--config")) {
             o->config = argv[++i];
         } else if (!strcmp(a, "--cluster")) {
@@ -412,7 +425,7 @@ static int parse_args(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--macro")) {
             const char *d = argv[++i], *eq = strchr(d, '=');
             if (!eq || eq == d || memchr(d, '{', (size_t)(eq - d)) || memchr(d, '}', (size_t)(eq - d)))
-                return usage_error("--macro takes NAME=VALUE (e.g. --macro cluster=ods_cluster)", d);
+                return cli_bad_value("shard-check", "--macro", d, "NAME=VALUE, e.g. --macro cluster=ods_cluster");
             ((const char **)o->macros.defs)[o->macros.n_defs++] = d;
         } else if (!strcmp(a, "--lock")) {
             o->lock = argv[++i];
@@ -422,8 +435,9 @@ static int parse_args(int argc, char **argv, options *o)
             o->replicated = 1;
         } else if (!strcmp(a, "--key-type")) {
             if (sc_keytype_parse(argv[++i], &o->kt) != 0)
-                return usage_error("unknown --key-type; one of " "String, FixedString(N), UInt8..UInt64, "
-                                   "Int8..Int64, UInt128, Int128, Date, Date32, DateTime, UUID", argv[i]);
+                return cli_bad_value("shard-check", "--key-type", argv[i],
+                                     "String, FixedString(N), UInt8..UInt64, Int8..Int64, UInt128, "
+                                     "Int128, Date, Date32, DateTime or UUID");
         } else if (!strcmp(a, "--format")) {
             const char *f = argv[++i];
             if (!strcmp(f, "TSV") || !strcmp(f, "TabSeparated"))
@@ -431,9 +445,9 @@ static int parse_args(int argc, char **argv, options *o)
             else if (!strcmp(f, "RowBinary"))
                 o->rowbinary = 1;
             else
-                return usage_error("--format is TSV or RowBinary", f);
+                return cli_bad_value("shard-check", "--format", f, "TSV or RowBinary");
         } else if (a[0] == '-' && a[1]) {
-            return usage_error("unknown option", a);
+            return cli_unknown_option("shard-check", a);
         } else {
             o->files[o->n_files++] = a;
         }

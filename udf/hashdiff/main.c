@@ -1,5 +1,6 @@
 /* hashdiff: the executable UDF behind hashdiff, hashdiff_sha256, hashdiff_automatedv and
  * hashdiff_strict (one Array(Nullable(String)) argument), and the printer of their native SQL. */
+#include "cli.h"
 #include "hd.h"
 #include "proto.h"
 
@@ -9,7 +10,7 @@
 #include <unistd.h>
 
 typedef struct {
-    int help;
+    int help, version;
     hd_profile profile;
     hd_algo algo;
     proto_format format;
@@ -32,6 +33,7 @@ static void usage(FILE *f)
 {
     fputs("usage: hashdiff [--profile P] [--algo A] [--format F] [--chunk-header] [--arg-type T]\n"
           "       hashdiff --print-sql PROFILE [--algo A] COLUMN...\n"
+          "       hashdiff --version | --help\n"
           "\n"
           "An executable UDF: reads rows of one Array(Nullable(String)) argument (the attribute\n"
           "values in their fixed order) from stdin and writes one hashdiff per row to stdout.\n"
@@ -46,9 +48,10 @@ static void usage(FILE *f)
           "                  print the native SQL expression equal to the UDF over the array\n"
           "                  [COLUMN, ...] (each name is one backquoted identifier; put --\n"
           "                  before names that start with -) and exit\n"
+          "  --version       print \"hashdiff VERSION\" and exit (the server never passes it)\n"
           "  -h, --help      this text\n"
           "Exit status: 0 at the end of input; 1 malformed input or a failed row (message on\n"
-          "stderr); 2 usage error.\n",
+          "stderr); 2 usage error (one line on stderr: unknown option, bad value, missing value).\n",
           f);
 }
 
@@ -65,39 +68,31 @@ static int parse_args(int argc, char **argv, hd_opts *o)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             o->help = 1;
             return 1;
+        } else if (!strcmp(a, "--version")) {
+            o->version = 1;
+            return 1;
         } else if (!strcmp(a, "--chunk-header")) {
             o->chunk_header = 1;
         } else if (!strcmp(a, "--profile") || !strcmp(a, "--algo") || !strcmp(a, "--format") ||
                    !strcmp(a, "--arg-type") || !strcmp(a, "--print-sql")) {
-            if (!v) {
-                fprintf(stderr, "hashdiff: %s needs a value (try --help)\n", a);
-                return 2;
-            }
+            if (!v)
+                return cli_missing_value("hashdiff", a);
             i++;
-            if (!strcmp(a, "--profile") && hd_profile_from_name(v, &o->profile) != 0) {
-                fprintf(stderr, "hashdiff: unknown profile '%s' (classic, automatedv, strict)\n", v);
-                return 2;
-            }
+            if (!strcmp(a, "--profile") && hd_profile_from_name(v, &o->profile) != 0)
+                return cli_bad_value("hashdiff", a, v, "classic, automatedv or strict");
             if (!strcmp(a, "--print-sql")) {
-                if (hd_profile_from_name(v, &o->sql_profile) != 0) {
-                    fprintf(stderr, "hashdiff: unknown profile '%s' (classic, automatedv, strict)\n", v);
-                    return 2;
-                }
+                if (hd_profile_from_name(v, &o->sql_profile) != 0)
+                    return cli_bad_value("hashdiff", a, v, "classic, automatedv or strict");
                 o->print_sql = 1;
             }
-            if (!strcmp(a, "--algo") && hd_algo_from_name(v, &o->algo) != 0) {
-                fprintf(stderr, "hashdiff: unknown algorithm '%s' (xxh3_128, sha256, md5)\n", v);
-                return 2;
-            }
-            if (!strcmp(a, "--format") && proto_format_from_name(v, &o->format) != 0) {
-                fprintf(stderr, "hashdiff: unknown format '%s'\n", v);
-                return 2;
-            }
+            if (!strcmp(a, "--algo") && hd_algo_from_name(v, &o->algo) != 0)
+                return cli_bad_value("hashdiff", a, v, "xxh3_128, sha256 or md5");
+            if (!strcmp(a, "--format") && proto_format_from_name(v, &o->format) != 0)
+                return cli_bad_value("hashdiff", a, v, "TabSeparated, RowBinary or RowBinaryWithNamesAndTypes");
             if (!strcmp(a, "--arg-type")) {
-                if (proto_arg_type_valid(v, PROTO_ARG_STRING_ARRAY) < 0) {
-                    fprintf(stderr, "hashdiff: --arg-type '%s' is not an array of strings this UDF reads\n", v);
-                    return 2;
-                }
+                if (proto_arg_type_valid(v, PROTO_ARG_STRING_ARRAY) < 0)
+                    return cli_bad_value("hashdiff", a, v,
+                                         "Array(Nullable(String)) or another Array of String-like items");
                 o->arg_type = v;
             }
         } else if (!strcmp(a, "--")) {
@@ -105,14 +100,15 @@ static int parse_args(int argc, char **argv, hd_opts *o)
                 argv[1 + positional++] = argv[k];
             break;
         } else if (a[0] == '-' && a[1] != 0) {
-            fprintf(stderr, "hashdiff: unknown option '%s' (try --help)\n", a);
-            return 2;
+            return cli_unknown_option("hashdiff", a);
         } else {
             argv[1 + positional++] = argv[i]; /* columns, kept in order at the front */
         }
     }
     if (positional && !o->print_sql) {
-        fprintf(stderr, "hashdiff: unexpected argument '%s' (columns go with --print-sql)\n", argv[1]);
+        fprintf(stderr, "hashdiff: unexpected argument: ");
+        cli_put_arg(argv[1]);
+        fputs(" (columns go with --print-sql)\n", stderr);
         return 2;
     }
     if (o->print_sql && !positional) {
@@ -210,6 +206,8 @@ int main(int argc, char **argv)
 {
     hd_opts o;
     int rc = parse_args(argc, argv, &o);
+    if (rc == 1 && o.version)
+        return cli_version("hashdiff");
     if (rc == 1) {
         usage(stdout);
         return 0;

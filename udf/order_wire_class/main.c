@@ -1,6 +1,7 @@
 /* order_wire_class: the executable UDFs order_wire_class(raw) -> String (the wire contract v1
  * class of each row) and, with --parse, order_wire_parse(raw) -> the class and the typed row in
  * one pass; with --explain a tool that tells people why a message got its class. */
+#include "cli.h"
 #include "proto.h"
 #include "wire.h"
 
@@ -28,6 +29,7 @@ static void usage(FILE *f)
 {
     fputs("usage: order_wire_class [--parse] [--format FMT] [--chunk-header] [--arg-type TYPE]\n"
           "       order_wire_class --explain [--rowbinary [--arg-type TYPE]]\n"
+          "       order_wire_class --version | --help\n"
           "\n"
           "UDF mode (how ClickHouse runs it): reads rows of one String-like argument from stdin in\n"
           "FMT (TabSeparated, RowBinary or RowBinaryWithNamesAndTypes, the default), preceded by a\n"
@@ -44,7 +46,10 @@ static void usage(FILE *f)
           "--explain: reads messages, one per line (or RowBinary values with --rowbinary, of\n"
           "--arg-type, default String) and prints per message: class<TAB>field<TAB>reason\n"
           "(field empty unless the class is field_invalid; the class of a valid message is empty).\n"
-          "Exit status: 0 done, 1 malformed input or I/O error, 2 usage error.\n",
+          "--version prints \"order_wire_class VERSION\"; it changes nothing else (the server\n"
+          "starts the UDF with the arguments of its config, never with --version).\n"
+          "Exit status: 0 done, 1 malformed input or I/O error, 2 usage error (one line on\n"
+          "stderr: unknown option, bad value, missing value).\n",
           f);
 }
 
@@ -58,6 +63,8 @@ static int parse_args(int argc, char **argv, options *o)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 1;
+        } else if (!strcmp(a, "--version")) {
+            return cli_version("order_wire_class") ? 2 : 1;
         } else if (!strcmp(a, "--chunk-header")) {
             o->cfg.chunk_header = 1;
         } else if (!strcmp(a, "--explain")) {
@@ -70,17 +77,19 @@ static int parse_args(int argc, char **argv, options *o)
             return 1;
         } else if (!strcmp(a, "--rowbinary")) {
             rowbinary = 1;
-        } else if ((!strcmp(a, "--format") || !strcmp(a, "--arg-type")) && i + 1 < argc) {
+        } else if (!strcmp(a, "--format") || !strcmp(a, "--arg-type")) {
+            if (i + 1 >= argc)
+                return cli_missing_value("order_wire_class", a);
             *(a[2] == 'f' ? &fmt : &arg_type) = argv[++i];
+        } else if (a[0] == '-') {
+            return cli_unknown_option("order_wire_class", a);
         } else {
-            fprintf(stderr, "order_wire_class: unknown option or missing value: %s (see --help)\n", a);
-            return 2;
+            return cli_unexpected_argument("order_wire_class", a);
         }
     }
-    if (proto_format_from_name(fmt, &o->cfg.format) < 0) {
-        fprintf(stderr, "order_wire_class: unknown format: %s\n", fmt);
-        return 2;
-    }
+    if (proto_format_from_name(fmt, &o->cfg.format) < 0)
+        return cli_bad_value("order_wire_class", "--format", fmt,
+                             "TabSeparated, RowBinary or RowBinaryWithNamesAndTypes");
     if (rowbinary && !o->explain) {
         fputs("order_wire_class: --rowbinary goes with --explain\n", stderr);
         return 2;
@@ -98,10 +107,9 @@ static int parse_args(int argc, char **argv, options *o)
     o->cfg.arg_kind = PROTO_ARG_STRING;
     o->cfg.name = "order_wire_class";
     o->cfg.arg_type = arg_type ? arg_type : o->explain ? "String" : "Nullable(String)";
-    if (proto_arg_type_valid(o->cfg.arg_type, PROTO_ARG_STRING) < 0) {
-        fprintf(stderr, "order_wire_class: unsupported --arg-type: %s\n", o->cfg.arg_type);
-        return 2;
-    }
+    if (proto_arg_type_valid(o->cfg.arg_type, PROTO_ARG_STRING) < 0)
+        return cli_bad_value("order_wire_class", "--arg-type", o->cfg.arg_type,
+                             "String, FixedString(N), Nullable(...) or LowCardinality(...) of them");
     o->cfg.res_kind = PROTO_RES_STRING;
     if (o->parse) {
         o->cfg.name = "order_wire_parse";

@@ -87,10 +87,11 @@ static void test_missing_values_are_usage_errors(void)
     cl_cmd c;
     cl_error err = {0};
     CHECK_EQ_INT(cl_parse(2, a1, &DEF, &c, &err), CL_EUSAGE);
-    CHECK_EQ_STR(err.msg, "--udf-dir needs a directory");
+    CHECK_EQ_STR(err.msg, "--udf-dir needs a value");
+    CHECK_EQ_STR(err.opt, "--udf-dir");
     CHECK_EQ_INT(err.arg, 1);
     CHECK_EQ_INT(cl_parse(2, a2, &DEF, &c, &err), CL_EUSAGE);
-    CHECK_EQ_STR(err.msg, "--libchdb needs a path");
+    CHECK_EQ_STR(err.msg, "--libchdb needs a value");
     /* A longer option that merely starts with ours passes through. */
     char *a3[] = {"chlocal", "--udf-directory=x"};
     CHECK_EQ_INT(cl_parse(2, a3, &DEF, &c, NULL), 0);
@@ -101,13 +102,31 @@ static void test_missing_values_are_usage_errors(void)
     char *a4[] = {"chlocal", "-q", "--", "--x=1"};
     CHECK_EQ_INT(cl_parse(4, a4, &DEF, &c, &err), CL_EUSAGE);
     CHECK_EQ_STR(err.msg, "the last option needs a value");
+    CHECK_EQ_STR(err.opt, "-q");
     CHECK_EQ_INT(err.arg, -1);
+}
+
+static void test_version_is_taken_out_before_the_separator(void)
+{
+    char *a1[] = {"chlocal", "--version"};
+    cl_cmd c;
+    CHECK_EQ_INT(cl_parse(2, a1, &DEF, &c, NULL), 0);
+    CHECK_EQ_INT(c.version, 1);
+    CHECK_EQ_INT(c.engine_argc, 1);
+    cl_free(&c);
+    /* after "--" it is a server setting, the engine's business */
+    char *a2[] = {"chlocal", "--", "--version"};
+    CHECK_EQ_INT(cl_parse(3, a2, &DEF, &c, NULL), 0);
+    CHECK_EQ_INT(c.version, 0);
+    CHECK_EQ_INT(c.engine_argc, 3);
+    cl_free(&c);
 }
 
 int main(void)
 {
     test_defaults_added_after_separator();
     test_own_options_taken_out();
+    test_version_is_taken_out_before_the_separator();
     test_caller_settings_win();
     test_no_udf_and_help();
     test_options_after_separator_are_not_ours();

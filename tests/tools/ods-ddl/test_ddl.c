@@ -675,7 +675,12 @@ static void test_kafka(void)
     CHECK(s != NULL);
     if (!s)
         return;
-    CHECK_EQ_INT(count(s, ";\n"), 2);
+    CHECK_EQ_INT(count(s, ";\n"), 3);
+    /* the check after the batch: no message staged under the load fails the run, naming the
+     * consumer's last error from system.kafka_consumers */
+    CHECK(strstr(s, "SELECT throwIf((SELECT count() FROM stg.orders_raw WHERE _load_id = {load_id:String}) = 0\n") != NULL);
+    CHECK(strstr(s, "FROM system.kafka_consumers WHERE database = 'stg' AND table = 'orders_kafka')))\nFORMAT Null;\n") != NULL);
+    CHECK(strstr(s, "(brokers ', 'k1:9092,k2:9092',\n") != NULL);
     CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS stg.orders_kafka\n(\n    raw String\n)\nENGINE = Kafka\n") != NULL);
     CHECK(strstr(s, "kafka_broker_list = 'k1:9092,k2:9092',\n") != NULL);
     CHECK(strstr(s, "kafka_topic_list = 'orders',\n") != NULL);
@@ -821,6 +826,84 @@ static void test_cluster_names(void)
     free(s);
 }
 
+/* s with every occurrence of needle removed (malloc-ed). */
+static char *remove_all(const char *s, const char *needle)
+{
+    size_t n = strlen(needle);
+    char *out = malloc(strlen(s) + 1), *w = out;
+    if (!out)
+        return NULL;
+    for (const char *p = s; *p;) {
+        if (!strncmp(p, needle, n)) {
+            p += n;
+            continue;
+        }
+        *w++ = *p++;
+    }
+    *w = '\0';
+    return out;
+}
+
+/* s without its lines that start with "--" (malloc-ed). */
+static char *drop_comments(const char *s)
+{
+    char *out = malloc(strlen(s) + 1), *w = out;
+    if (!out)
+        return NULL;
+    for (const char *p = s; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p + 1) : strlen(p);
+        if (strncmp(p, "--", 2) != 0) {
+            memcpy(w, p, len);
+            w += len;
+        }
+        p += len;
+    }
+    *w = '\0';
+    return out;
+}
+
+/* --per-node: the cluster schema, statement for statement, without its ON CLUSTER clauses
+ * (plain and --replicated, a bare and a quoted cluster name); it needs --cluster. */
+static void test_schema_per_node(void)
+{
+    static const char *const names[][2] = {{"c1", " ON CLUSTER c1"}, {"prod-ods", " ON CLUSTER 'prod-ods'"}};
+    for (size_t i = 0; i < 2; i++) {
+        for (int repl = 0; repl <= 1; repl++) {
+            ddl_opts o = {.stg_db = "stg", .ods_db = "ods", .cluster = names[i][0], .replicated = repl};
+            char *on = gen(ddl_schema, &o);
+            o.per_node = 1;
+            char *pn = gen(ddl_schema, &o);
+            CHECK(on != NULL);
+            CHECK(pn != NULL);
+            if (!on || !pn) {
+                free(on);
+                free(pn);
+                return;
+            }
+            CHECK_EQ_INT(count(on, names[i][1]), 17);
+            CHECK_EQ_INT(count(pn, "ON CLUSTER"), 0);
+            CHECK(strstr(pn, "\n-- Per node: apply every statement on every node of the cluster") != NULL);
+            /* the Distributed tables still name the cluster */
+            CHECK_EQ_INT(count(pn, "ENGINE = Distributed("), 5);
+            CHECK_EQ_INT(count(pn, "Replicated"), repl ? 6 : 0);
+            char *want = remove_all(on, names[i][1]);
+            char *a = drop_comments(want), *b = drop_comments(pn);
+            CHECK(a && b && !strcmp(a, b));
+            free(want);
+            free(a);
+            free(b);
+            free(on);
+            free(pn);
+        }
+    }
+    ddl_opts o = {.stg_db = "stg", .ods_db = "ods", .per_node = 1};
+    ddl_error err = {0};
+    CHECK_EQ_INT(ddl_check_opts(&o, 0, &err), DDL_EINVAL);
+    CHECK_EQ_STR(err.what, "--per-node");
+    CHECK_EQ_STR(err.msg, "needs --cluster");
+}
+
 int main(void)
 {
     test_ident();
@@ -830,6 +913,7 @@ int main(void)
     test_extract();
     test_schema_one_node();
     test_schema_cluster();
+    test_schema_per_node();
     test_cluster_names();
     test_transition();
     test_typing_udf();
