@@ -22,3 +22,7 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
 # ods_version: the project's version as the top CMakeLists.txt sets it (project(... VERSION X)),
 # what every binary's --version must print.
 ods_version() { sed -nE 's/^project\(ods_udf VERSION ([0-9][0-9.]*)[ )].*/\1/p' "$ROOT/CMakeLists.txt"; }
+
+# sanitized: true when the build under test is the ASan+UBSan one (scripts/test runs every suite
+# against it too); generated-input tests then run fewer cases, the plain run keeps them all.
+sanitized() { grep -qx 'ODS_SANITIZE:BOOL=ON' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null; }

@@ -419,8 +419,9 @@ same_dumps() {
         # what fold_sql prints: the fold of the hot table into order_snapshot_rep, no classifying
         [ "$(stmt ods.order_snapshot_rep <<<"$output" | grep -cx 'FROM ods.order_snapshot_hot')" -eq 1 ]
         [ "$(stmt ods.order_snapshot_rep <<<"$output" | grep -c 'order_wire_class')" -eq 0 ]
-        # a committed load: every statement but the lock's does nothing
-        [ "$(grep -c "{load_id:String} NOT IN (SELECT _load_id FROM ods.order_loads)" <<<"$output")" -eq 5 ]
+        # a committed load: every statement but the lock's does nothing; the gate's two joined
+        # sides and its order_id set carry the guard too, so such a rerun does not read the prior
+        [ "$(grep -c "{load_id:String} NOT IN (SELECT _load_id FROM ods.order_loads)" <<<"$output")" -eq "$([ "$store" = changes ] && echo 8 || echo 5)" ]
         [ "$(grep -Eic "OrZero|OrNull|OrDefault|BestEffort|now\(" <<<"$output")" -eq 0 ]
         # the clock: read by the lock and the commit only, never by the branches
         [ "$(grep -c "now64(3, 'UTC')" <<<"$output")" -eq 2 ]
@@ -1209,10 +1210,10 @@ SELECT count(), uniqExact(_partition_id) FROM ods.order_snapshot_hot FORMAT TSV"
         # every IN is GLOBAL (the initiator's set, its stg.orders_raw, sent to the shards), but the
         # mutation's own: each shard reads order_loads_dist itself
         [ "$(grep -v '^ALTER ' <<<"$output" | grep -oE '(GLOBAL )?(NOT )?\bIN \(SELECT' | grep -vc '^GLOBAL ')" -eq 0 ]
-        [ "$(grep -v '^ALTER ' <<<"$output" | grep -oE '(GLOBAL )?(NOT )?\bIN \(SELECT' | wc -l)" -eq "$([ "$store" = changes ] && echo 11 || echo 9)" ]
+        [ "$(grep -v '^ALTER ' <<<"$output" | grep -oE '(GLOBAL )?(NOT )?\bIN \(SELECT' | wc -l)" -eq "$([ "$store" = changes ] && echo 14 || echo 9)" ]
         [ "$(grep '^ALTER ' <<<"$output" | grep -oE '(GLOBAL )?(NOT )?\bIN \(SELECT' | paste -sd '|')" = "GLOBAL NOT IN (SELECT|IN (SELECT" ]
         # the guard: no statement but the lock's does anything for a committed load
-        [ "$(grep -c '{load_id:String} GLOBAL NOT IN (SELECT _load_id FROM ods.order_loads_dist)' <<<"$output")" -eq 5 ]
+        [ "$(grep -o '{load_id:String} GLOBAL NOT IN (SELECT _load_id FROM ods.order_loads_dist)' <<<"$output" | wc -l)" -eq "$([ "$store" = changes ] && echo 8 || echo 5)" ]
         [ "$(grep -c "GLOBAL NOT IN (SELECT _topic, _partition, _offset FROM ods.order_snapshot_errors_dist WHERE _load_id = {load_id:String})" <<<"$output")" -eq 1 ]
         # the fold: committed hot rows from every shard, those not in order_snapshot_dist yet
         [ "$(grep -c '^INSERT INTO ods\.order_snapshot_dist (.*) SETTINGS .* FROM ods\.order_snapshot_hot_dist WHERE .*GLOBAL NOT IN (SELECT order_id, updated_at, _hashdiff, _load_id FROM ods\.order_snapshot_dist WHERE order_id GLOBAL IN ' <<<"$output")" -eq 1 ]
@@ -1221,9 +1222,10 @@ SELECT count(), uniqExact(_partition_id) FROM ods.order_snapshot_hot FORMAT TSV"
             # the prior is order_v (FINAL on each shard over its own orders, and the committed hot
             # rows); the load's own hot rows (at most the load's size) come through
             # order_snapshot_hot_dist
-            ids="order_id GLOBAL IN (SELECT JSONExtractString(raw, 'order_id') FROM stg.orders_raw WHERE _load_id = {load_id:String})"
-            [ "$(grep -c "SELECT order_id, 1 AS _has_prior, updated_at AS _prior_updated_at, _hashdiff AS _prior_hashdiff FROM ods.order_v WHERE $ids) AS o USING (order_id)" <<<"$output")" -eq 1 ]
-            [ "$(grep -c "FROM ods.order_snapshot_hot_dist WHERE _load_id = {load_id:String} GROUP BY order_id) AS m USING (order_id)" <<<"$output")" -eq 1 ]
+            guard="{load_id:String} GLOBAL NOT IN (SELECT _load_id FROM ods.order_loads_dist)"
+            ids="order_id GLOBAL IN (SELECT JSONExtractString(raw, 'order_id') FROM stg.orders_raw WHERE (_load_id = {load_id:String}) AND ($guard))"
+            [ "$(grep -c "SELECT order_id, 1 AS _has_prior, updated_at AS _prior_updated_at, _hashdiff AS _prior_hashdiff FROM ods.order_v WHERE ($ids) AND ($guard)) AS o USING (order_id)" <<<"$output")" -eq 1 ]
+            [ "$(grep -c "FROM ods.order_snapshot_hot_dist WHERE (_load_id = {load_id:String}) AND ($guard) GROUP BY order_id) AS m USING (order_id)" <<<"$output")" -eq 1 ]
             # the gate records a stale message once, by its coordinates, from every shard's
             # records; the commit counts the records
             [ "$(grep -c "AND ((_topic, _partition, _offset) GLOBAL NOT IN (SELECT _topic, _partition, _offset FROM ods.order_snapshot_stale_dist WHERE _load_id = {load_id:String})), 'stale', '') AS _fate" <<<"$output")" -eq 1 ]

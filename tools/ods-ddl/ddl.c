@@ -580,12 +580,14 @@ int ddl_transition(FILE *out, const ddl_opts *o)
     /* "this load is not committed yet": every statement but the lock carries it, so a rerun
      * of a committed load changes nothing. */
     /* the load's own order ids, to read the ODS through its sort key */
-    char in[512];
-    snprintf(in, sizeof in, "order_id %sIN (SELECT JSONExtractString(raw, 'order_id') FROM %s.orders_raw "
-                            "WHERE _load_id = {load_id:String})",
-             g, S);
     char open_load[256];
     snprintf(open_load, sizeof open_load, "{load_id:String} %sNOT IN (SELECT _load_id FROM %s.%s)", g, D, loads);
+    /* the load's order_ids, guarded too: the engine builds an IN set before it filters, so a
+     * committed load's rerun would otherwise extract every staged order_id for nothing */
+    char in[1024];
+    snprintf(in, sizeof in, "order_id %sIN (SELECT JSONExtractString(raw, 'order_id') FROM %s.orders_raw "
+                            "WHERE _load_id = {load_id:String} AND %s)",
+             g, S, open_load);
 
     put(&st, out, "-- ods-ddl transition, wire contract %s, store %s: run every statement, in order, with "
                   "--param_load_id=ID.\n-- A rerun of a load, after success or any failure, leaves "
@@ -667,7 +669,9 @@ int ddl_transition(FILE *out, const ddl_opts *o)
          * when it is a version this load stored (a load committed between a failed run and its
          * rerun can make it older than the prior). The gate's views split the rows by _fate. The ODS is read only for the load's own order_ids,
          * through the sort key (GLOBAL: on a cluster the shards get the set from the node that
-         * holds the staged load). */
+         * holds the staged load). Both joined sides carry the ledger guard too: a hash join
+         * builds its right side whatever the left holds, and a rerun of a committed load (left
+         * side empty) would otherwise read the load's whole prior from order_v for nothing. */
         put(&st, out, "SELECT ");
         store_names(&st, out);
         put(&st, out, ", _topic, _partition, _offset,\n"
@@ -693,16 +697,18 @@ int ddl_transition(FILE *out, const ddl_opts *o)
                       "_hashdiff AS _prior_hashdiff\n"
                       "    FROM %s.order_v\n"
                       "    WHERE %s\n"
+                      "      AND %s\n"
                       ") AS o USING (order_id)\n"
                       "LEFT JOIN\n(\n"
                       "    SELECT order_id, groupArray((updated_at, _hashdiff)) AS _mine\n"
                       "    FROM %s.%s\n"
                       "    WHERE _load_id = {load_id:String}\n"
+                      "      AND %s\n"
                       "    GROUP BY order_id\n"
                       ") AS m USING (order_id)\n"
                       "WHERE _fate != ''\n"
                       "LIMIT 1 BY _topic, _partition, _offset;\n\n",
-            src, bad(o), open_load, D, in, D, hot);
+            src, bad(o), open_load, D, in, open_load, D, hot, open_load);
     }
 
     /* 5–7. The commit: one row in the ledger, the next delta. The lock table makes a second
