@@ -437,6 +437,36 @@ static const char *esc(const char *s, char *buf, size_t cap)
     return buf;
 }
 
+int sc_macros_load_config(sc_macros *m, const char *config)
+{
+    m->cfg_why = "no value: give --macro NAME=VALUE, or a --config whose <macros> defines it";
+    if (!config)
+        return SC_OK;
+    struct stat sb;
+    if (!strcmp(config, "-") || stat(config, &sb) != 0 || !(S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode))) {
+        m->cfg_why = "no value: give --macro NAME=VALUE (the --config is not a regular file or directory, "
+                     "so it is not read twice for its <macros>)";
+        return SC_OK;
+    }
+    sc_err e = {0};
+    int rc = sc_config_macros(config, &m->cfg_defs, &m->n_cfg, &e);
+    if (rc == SC_E_NOMEM)
+        return rc;
+    m->cfg_why = rc == SC_OK ? "no value: no --macro NAME=VALUE, and the --config's <macros> does not define it"
+                             : "no value: give --macro NAME=VALUE (the --config has no <macros> to read: "
+                               "not a readable server config XML, e.g. a system.clusters dump)";
+    return SC_OK;
+}
+
+void sc_macros_free_config(sc_macros *m)
+{
+    for (size_t i = 0; i < m->n_cfg; i++)
+        free(m->cfg_defs[i]);
+    free(m->cfg_defs);
+    m->cfg_defs = NULL;
+    m->n_cfg = 0;
+}
+
 /* The value of macro name (len bytes) in *val (malloc'ed): the last --macro NAME=VALUE, else
  * the config's <macros>. SC_OK, SC_E_CHECK with *why when it has none, SC_E_NOMEM. */
 static int macro_value(const sc_macros *m, const char *name, size_t len, char **val, const char **why)
@@ -447,28 +477,12 @@ static int macro_value(const sc_macros *m, const char *name, size_t len, char **
         if (eq && (size_t)(eq - d) == len && !memcmp(d, name, len))
             return (*val = strdup(eq + 1)) ? SC_OK : SC_E_NOMEM;
     }
-    if (!m || !m->config) {
-        *why = "no value: give --macro NAME=VALUE, or a --config whose <macros> defines it";
-        return SC_E_CHECK;
+    for (size_t k = 0; m && k < m->n_cfg; k++) {
+        const char *d = m->cfg_defs[k], *eq = strchr(d, '=');
+        if ((size_t)(eq - d) == len && !memcmp(d, name, len))
+            return (*val = strdup(eq + 1)) ? SC_OK : SC_E_NOMEM;
     }
-    struct stat sb;
-    if (!strcmp(m->config, "-") || stat(m->config, &sb) != 0 || !(S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode))) {
-        /* a pipe is read once, by the layout: the macros must come from the command line */
-        *why = "no value: give --macro NAME=VALUE (the --config is not a regular file or directory, "
-               "so it is not read twice for its <macros>)";
-        return SC_E_CHECK;
-    }
-    char *key = strndup(name, len);
-    if (!key)
-        return SC_E_NOMEM;
-    sc_err e = {0};
-    int rc = sc_config_macro(m->config, key, val, &e);
-    free(key);
-    if (rc == SC_OK || rc == SC_E_NOMEM)
-        return rc;
-    *why = rc == SC_E_CHECK ? "no value: no --macro NAME=VALUE, and the --config's <macros> does not define it"
-                            : "no value: give --macro NAME=VALUE (the --config has no <macros> to read: "
-                              "not a readable server config XML, e.g. a system.clusters dump)";
+    *why = m && m->cfg_why ? m->cfg_why : "no value: give --macro NAME=VALUE, or a --config whose <macros> defines it";
     return SC_E_CHECK;
 }
 

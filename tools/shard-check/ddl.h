@@ -13,8 +13,17 @@
 typedef struct {
     const char *const *defs; /* "NAME=VALUE" from --macro, in order; a later one wins */
     size_t n_defs;
-    const char *config;      /* when no --macro defines NAME: this config's <macros>, or NULL */
+    /* when no --macro defines NAME: the config's <macros>, read once by sc_macros_load_config */
+    char **cfg_defs;         /* "NAME=VALUE", owned */
+    size_t n_cfg;
+    const char *cfg_why;     /* static: why a name is missing (no config, unreadable, not defined) */
 } sc_macros;
+
+/* Reads the <macros> of config (NULL: none given) into m once, for every expansion after it.
+ * A pipe or stdin is not read (the layout reads it, once): its names then go unresolved with a
+ * reason. SC_OK, or SC_E_NOMEM. sc_macros_free_config releases what it read. */
+int sc_macros_load_config(sc_macros *m, const char *config);
+void sc_macros_free_config(sc_macros *m);
 
 /* Expands every {NAME} in s as the server's Macros::expand does: the value replaces the
  * reference verbatim (blanks kept), and the result is expanded again, at most 10 levels deep.

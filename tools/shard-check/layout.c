@@ -1275,9 +1275,10 @@ static int load_xml(const char *path, const char *data, size_t len, const char *
     return rc;
 }
 
-int sc_config_macro(const char *path, const char *macro, char **value, sc_err *err)
+int sc_config_macros(const char *path, char ***defs, size_t *n, sc_err *err)
 {
-    *value = NULL;
+    *defs = NULL;
+    *n = 0;
     char *data = NULL;
     size_t len = 0;
     if (!is_dir(path)) {
@@ -1297,20 +1298,40 @@ int sc_config_macro(const char *path, const char *macro, char **value, sc_err *e
     free(data);
     if (rc != SC_OK)
         return rc;
-    const xn *m = child(child(root, "macros"), macro);
-    if (!m || (m->subst && strcmp(m->subst, "from_env")) || m->n_kids) {
-        sc_err_set(err, !m ? "the config's <macros> has no such macro"
-                           : "the macro is an incl=/from_zk= substitution or has child elements", path, 0, 0);
-        rc = SC_E_CHECK;
-    } else {
+    const xn *ms = child(root, "macros");
+    char **d = ms ? calloc(ms->n_kids + 1, sizeof *d) : NULL;
+    if (ms && !d)
+        rc = SC_E_NOMEM;
+    for (size_t i = 0; rc == SC_OK && ms && i < ms->n_kids; i++) {
+        const xn *m = ms->kids[i];
+        /* the first element of a name is the macro (Poco's key "name"; a repeat is "name[1]");
+         * one left as a from_zk= substitution or holding elements is no plain value */
+        if (!m || child(ms, m->name) != m || m->subst || m->n_kids)
+            continue;
         /* Verbatim, blanks kept: the server's Macros takes the element's text untrimmed
          * (<cluster> ods_cluster </cluster> is " ods_cluster ", checked with getMacro on the
          * engine in tests/bats/shard-check.bats), so neither may we trim. */
-        if (!(*value = strndup(m->text ? m->text : "", m->text ? m->text_len : 0)))
+        size_t nl = strlen(m->name), tl = m->text ? m->text_len : 0;
+        if (!(d[*n] = malloc(nl + tl + 2))) {
             rc = SC_E_NOMEM;
+            break;
+        }
+        memcpy(d[*n], m->name, nl);
+        d[*n][nl] = '=';
+        memcpy(d[*n] + nl + 1, m->text ? m->text : "", tl);
+        d[*n][nl + 1 + tl] = 0;
+        (*n)++;
     }
     xn_free(root);
-    return rc;
+    if (rc != SC_OK) {
+        for (size_t i = 0; i < *n; i++)
+            free(d[i]);
+        free(d);
+        *n = 0;
+        return rc;
+    }
+    *defs = d;
+    return SC_OK;
 }
 
 /* ---- system.clusters, TSVWithNames ---- */

@@ -44,10 +44,11 @@ typedef struct {
 int sc_layout_load(const char *path, const char *name, sc_cluster *out, sc_err *err);
 void sc_cluster_free(sc_cluster *c);
 
-/* The value of <macros><MACRO> in the merged config at path (XML file or directory), as the
- * server's Macros reads it (verbatim, never trimmed); *value is malloc'ed, the caller frees it.
- * SC_OK; SC_E_CHECK when there is no such macro (err says why); SC_E_INPUT, SC_E_NOMEM. */
-int sc_config_macro(const char *path, const char *macro, char **value, sc_err *err);
+/* Every macro of <macros> in the merged config at path (XML file or directory), read once, as
+ * "NAME=VALUE" with the value as the server's Macros reads it (verbatim, never trimmed).
+ * *defs (n strings; NULL when there are none) is malloc'ed, each string too: the caller frees
+ * them. SC_OK; SC_E_INPUT when path is no readable server config XML; SC_E_NOMEM. */
+int sc_config_macros(const char *path, char ***defs, size_t *n, sc_err *err);
 
 /* The checks of `shard-check layout`: all-zero weights, duplicate host:port, and for shards with
  * several replicas: replicated 1 (local tables are Replicated*) needs internal_replication,

@@ -149,9 +149,13 @@ static int check_lock(const options *o, const sc_cluster *c)
  * <macros>): -1 to go on, or 2 after one line naming the macro and how to give it a value. */
 static int resolve_cluster(options *o)
 {
-    o->macros.config = o->config;
     if (!o->cluster || !strchr(o->cluster, '{'))
         return -1;
+    /* the config's <macros>, read once: for --cluster, and for the DDL's names after it */
+    if (sc_macros_load_config(&o->macros, o->config) != SC_OK) {
+        fprintf(stderr, "shard-check: out of memory\n");
+        return 2;
+    }
     sc_err e = {0};
     int rc = sc_macros_expand(&o->macros, o->cluster, &o->cluster_owned, &e);
     if (rc != SC_OK) {
@@ -218,7 +222,7 @@ static int run_lock(const options *o)
     return r;
 }
 
-static int run_ddl(const options *o)
+static int run_ddl(options *o)
 {
     sc_cluster c = {0}, *layout = NULL;
     if (o->config) {
@@ -228,6 +232,12 @@ static int run_ddl(const options *o)
             return r;
         }
         layout = &c;
+    }
+    /* a DDL's cluster names may hold macros too: the config's <macros>, unless read already */
+    if (!o->macros.cfg_why && sc_macros_load_config(&o->macros, o->config) != SC_OK) {
+        sc_cluster_free(&c);
+        fprintf(stderr, "shard-check: out of memory\n");
+        return 2;
     }
     sc_ddl_opts d = {o->cluster, o->local, layout, &o->macros};
     static const char *stdin_only[] = {"-"};
@@ -359,7 +369,7 @@ static int run_verify(const options *o)
     return r;
 }
 
-static int run(const options *o)
+static int run(options *o)
 {
     switch (o->cmd) {
     case CMD_LAYOUT: return run_layout(o);
@@ -479,6 +489,7 @@ int main(int argc, char **argv)
         r = run(&o);
     free(o.files);
     free((void *)o.macros.defs);
+    sc_macros_free_config(&o.macros);
     free(o.cluster_owned);
     return r;
 }

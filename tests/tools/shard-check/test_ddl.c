@@ -129,7 +129,7 @@ static void test_cluster_names(void)
 static void test_macros(void)
 {
     const char *defs[] = {"cluster=wrong", "env=prod", "cluster=ods_cluster", "nested={env}_x"};
-    sc_macros m = {defs, 4, NULL};
+    sc_macros m = {defs, 4, NULL, 0, NULL};
     char *out = NULL, *rep, *pr;
     size_t n = 9;
     sc_err e = {0};
@@ -150,7 +150,7 @@ static void test_macros(void)
     CHECK_EQ_INT(sc_macros_expand(&m, "a{cluster", &out, &e), SC_E_INPUT);
     CHECK(strstr(e.msg, "without its '}'") != NULL);
     const char *loop[] = {"a={a}"};
-    sc_macros ml = {loop, 1, NULL};
+    sc_macros ml = {loop, 1, NULL, 0, NULL};
     CHECK_EQ_INT(sc_macros_expand(&ml, "{a}", &out, &e), SC_E_INPUT);
     CHECK(strstr(e.msg, "too deep") != NULL);
     CHECK_EQ_INT(sc_macros_expand(NULL, "{a}", &out, &e), SC_E_INPUT);
@@ -173,7 +173,8 @@ static void test_macros(void)
     free(rep);
     free(pr);
     /* from the config's <macros>, verbatim (the server does not trim them) */
-    sc_macros mc = {NULL, 0, FIX "../names/macros.xml"};
+    sc_macros mc = {0};
+    CHECK_EQ_INT(sc_macros_load_config(&mc, FIX "../names/macros.xml"), SC_OK);
     CHECK_EQ_INT(sc_macros_expand(&mc, "{cluster}", &out, &e), SC_OK);
     CHECK_EQ_STR(out, "ods_cluster");
     free(out);
@@ -182,14 +183,18 @@ static void test_macros(void)
     free(out);
     CHECK_EQ_INT(sc_macros_expand(&mc, "{missing}", &out, &e), SC_E_INPUT);
     CHECK(strstr(e.msg, "<macros> does not define it") != NULL);
+    sc_macros_free_config(&mc);
     /* --macro wins over the config */
     const char *over[] = {"cluster=other"};
-    sc_macros mo = {over, 1, FIX "../names/macros.xml"};
+    sc_macros mo = {over, 1, NULL, 0, NULL};
+    CHECK_EQ_INT(sc_macros_load_config(&mo, FIX "../names/macros.xml"), SC_OK);
     CHECK_EQ_INT(sc_macros_expand(&mo, "{cluster}", &out, &e), SC_OK);
     CHECK_EQ_STR(out, "other");
     free(out);
+    sc_macros_free_config(&mo);
     /* a dump has no <macros> */
-    sc_macros md = {NULL, 0, ODS_SOURCE_DIR "/tests/fixtures/shard/clusters.tsv"};
+    sc_macros md = {0};
+    CHECK_EQ_INT(sc_macros_load_config(&md, ODS_SOURCE_DIR "/tests/fixtures/shard/clusters.tsv"), SC_OK);
     CHECK_EQ_INT(sc_macros_expand(&md, "{cluster}", &out, &e), SC_E_INPUT);
     CHECK(strstr(e.msg, "system.clusters dump") != NULL);
 }
