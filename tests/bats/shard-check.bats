@@ -591,6 +591,7 @@ value_vs_engine() {
         split($2, w, " "); split($4, ir, " "); r = substr($5, 10); n = split(r, hp, ":");
         print w[2] "\t" (ir[2] == "true") "\t" substr(r, 1, length(r) - length(hp[n]) - 1) "\t" hp[n]}') || st=$?
     [ -n "$ours" ] || ours=refused
+    printf '%s\n' "$engine" >engine_said
     [ "$engine" = "$ours" ] || { echo "weight [$1] ir [$2] port [$3] host [$4]: engine [$engine], tool [$ours]"; return 1; }
 }
 
@@ -609,6 +610,43 @@ value_vs_engine() {
         value_vs_engine 1 1 "$p" h
     done
     value_vs_engine 1 1 9000 ' padded host '
+}
+
+# gen_text: sets text to a random element text built from the pieces Poco's number and bool parsers treat
+# specially (blanks before and after, signs, 0x, ',' separators, digits up to past 2^32, words).
+# No subshell: bash reseeds RANDOM in one, and the texts must be the same on every run.
+gen_text() {
+    local pre=('' '' ' ' '  ') sign=('' '' '+' '-') hex=('' '' '' '0x' '0X') post=('' '' '' ' ' 'x' ',')
+    local words=(true TRUE yes On off No false y) digits=0123456789abcdefABCDEF, d='' k len
+    if ((RANDOM % 4 == 0)); then
+        text=${pre[RANDOM % 4]}${words[RANDOM % 8]}${post[RANDOM % 6]}
+        return
+    fi
+    len=$((RANDOM % 11))
+    for ((k = 0; k < len; k++)); do
+        if ((RANDOM % 3)); then d+=$((RANDOM % 10)); else d+=${digits:RANDOM % ${#digits}:1}; fi
+    done
+    text=${pre[RANDOM % 4]}${sign[RANDOM % 4]}${hex[RANDOM % 5]}$d${post[RANDOM % 6]}
+}
+
+@test "generated element texts: weight, port and internal_replication read as the engine reads them" {
+    # 45 on the plain build, 12 under ASan (each is one engine start); at least a fifth of them
+    # must be values the engine accepts, or the test would prove only refusals
+    local n=45 i v ok=0 text
+    if sanitized; then n=12; fi
+    RANDOM=16
+    for ((i = 0; i < n; i++)); do
+        gen_text
+        v=$text
+        case $((i % 3)) in
+            0) value_vs_engine "$v" 1 9000 h ;;
+            1) value_vs_engine 1 "$v" 9000 h ;;
+            2) value_vs_engine 1 1 "$v" h ;;
+        esac
+        [ "$(cat engine_said)" = refused ] || ok=$((ok + 1))
+    done
+    echo "$ok of $n accepted by the engine"
+    [ "$ok" -ge $((n / 5)) ]
 }
 
 @test "a config from a pipe or /dev/stdin is read once; over 64 MiB, or /dev/zero, exits 2 with one line" {
