@@ -13,9 +13,6 @@
 /* Longest cluster name accepted: cluster names are written as DBAs name their clusters
  * (prod-ods, {cluster}, ods_{env}), quoted when they are not plain identifiers. */
 #define DDL_CLUSTER_MAX 255
-/* The most creation days one INSERT block of the transition may touch (one partition each):
- * ten years, so a backfill loads whole while a runaway created_at still fails loudly. */
-#define DDL_MAX_PARTITIONS 3660
 /* Longest Kafka broker list, topic or group name accepted. */
 #define DDL_KAFKA_MAX 1024
 
@@ -28,6 +25,9 @@ typedef struct {
                              * needs cluster */
     int store_every;        /* transition: store every accepted version, not only changes */
     int typing_sql;         /* transition: class and types by SQL, not by order_wire_parse */
+    int allow_empty;        /* transition: a load with no staged rows commits (else it fails) */
+    const char *source;     /* stage: the _topic of the staged lines */
+    const char *file;       /* stage: the file read by the engine (NULL: the client's input()) */
     const char *brokers;    /* Kafka reader only */
     const char *topic;
     const char *group;
@@ -59,7 +59,9 @@ int ddl_cluster_sql(FILE *out, const char *s);
  * [A-Za-z0-9._-] (a broker list also ":,[]" for host:port lists and IPv6). */
 int ddl_check_kafka(const char *s, int is_broker_list, ddl_error *err);
 /* Checks every name and value the statements will carry; 0 or DDL_EINVAL (err says which).
- * need_kafka: brokers, topic and group must be set. */
+ * need_kafka: brokers, topic and group must be set. A source, when set, follows
+ * ddl_check_kafka's rules (it becomes _topic); a file may be any path of 1 to 4096 bytes without
+ * control characters (it is written as a quoted string literal). */
 int ddl_check_opts(const ddl_opts *o, int need_kafka, ddl_error *err);
 
 /* Writes s as a single-quoted SQL string literal, escaping \ and '. */
@@ -71,11 +73,5 @@ int ddl_canon(FILE *out, const wire_field *f);
 /* Writes the array of the canonical texts of the fields that make up _hashdiff, in contract
  * order: [toString(order_id), toString(user_id), ...]. */
 int ddl_hashdiff_args(FILE *out);
-
-/* Each writes its statements, separated by ";\n\n" and ending with ";\n"; the options must
- * have passed ddl_check_opts. 0, or DDL_EIO when writing failed. */
-int ddl_schema(FILE *out, const ddl_opts *o);
-int ddl_transition(FILE *out, const ddl_opts *o);
-int ddl_kafka(FILE *out, const ddl_opts *o);
 
 #endif

@@ -6,8 +6,11 @@
 
 #include "cli.h"
 #include "ddl.h"
+#include "schema.h"
+#include "stage.h"
+#include "transition.h"
 
-typedef enum { CMD_NONE, CMD_SCHEMA, CMD_TRANSITION, CMD_KAFKA } ods_cmd;
+typedef enum { CMD_NONE, CMD_SCHEMA, CMD_TRANSITION, CMD_KAFKA, CMD_STAGE, CMD_ABANDON, CMD_MOVE_LATE } ods_cmd;
 
 typedef struct {
     int help, version;
@@ -21,8 +24,11 @@ static const char USAGE[] =
     "usage: ods-ddl schema     [--cluster NAME [--replicated] [--per-node]] [--stg-db NAME]\n"
     "                          [--ods-db NAME]\n"
     "       ods-ddl transition [--cluster NAME] [--store changes|every] [--typing udf|sql]\n"
-    "                          [--stg-db NAME] [--ods-db NAME]\n"
+    "                          [--allow-empty] [--stg-db NAME] [--ods-db NAME]\n"
     "       ods-ddl kafka      --brokers LIST --topic NAME --group NAME [--stg-db NAME]\n"
+    "       ods-ddl stage      [--source NAME] [--file PATH] [--stg-db NAME]\n"
+    "       ods-ddl abandon    [--cluster NAME] [--stg-db NAME] [--ods-db NAME]\n"
+    "       ods-ddl move-late  [--cluster NAME] [--stg-db NAME] [--ods-db NAME]\n"
     "       ods-ddl --help | --version\n"
     "\n"
     "Prints SQL for the order-snapshot ODS (wire contract " WIRE_CONTRACT_VERSION "), one statement\n"
@@ -34,15 +40,18 @@ static const char USAGE[] =
     "                                          _offset _timestamp _key, _load_id, _load_ts;\n"
     "                                          MergeTree ORDER BY (_load_id, ...)\n"
     "              ODS.order_snapshot_rep      the 11 typed contract columns, _hashdiff, _load_id,\n"
-    "                                          _load_ts;\n"
-    "                                          ReplacingMergeTree(updated_at) ORDER BY order_id\n"
-    "                                          PARTITION BY toDate(created_at)\n"
+    "                                          _load_ts; ReplacingMergeTree(updated_at)\n"
+    "                                          ORDER BY order_id PARTITION BY toYYYYMMDD(created_at)\n"
     "              ODS.order_snapshot_errors   raw, error_class, Kafka coordinates, _load_id,\n"
     "                                          _load_ts\n"
     "              ODS.order_snapshot_hot      the columns of _rep; a load's new versions until the\n"
     "                                          next transition folds them into _rep\n"
     "              ODS.order_loads             the ledger: delta 1, 2, 3 ... per committed load,\n"
-    "                                          with its figures (received, accepted, stored, ...)\n"
+    "                                          with its figures (received, redelivered, accepted,\n"
+    "                                          stored, unchanged, stale, rejected, per class)\n"
+    "              ODS.order_manifest,         each load as its transition froze it: one row per\n"
+    "              ODS.order_frozen            message, classified and typed; one row per frozen load\n"
+    "              ODS.order_lease_v           who holds the transition's lease (order_lease)\n"
     "              ODS.order_v                 one current version per order_id, of committed\n"
     "                                          loads only (_rep FINAL and committed hot rows)\n"
     "            with --cluster: ON CLUSTER, ODS.order_snapshot_dist (Distributed, sharded by\n"
@@ -52,33 +61,52 @@ static const char USAGE[] =
     "            must set internal_replication);\n"
     "            --per-node: the same statements without ON CLUSTER, to apply on every node\n"
     "            one by one (configuration management; no distributed DDL queue needed).\n"
-    "transition  the seven statements that move one load (parameter {load_id:String}):\n"
-    "              1-2 housekeeping and fold of earlier committed loads into _rep;\n"
-    "              3 rejected rows into the errors table:  ... AND _w.class != ''\n"
-    "              4 the rest, typed, into the hot table:  ... AND NOT (_w.class != '')\n"
-    "              (_w = order_wire_parse(raw): the class and the typed row in one call)\n"
-    "              5-7 the commit: a lock, the ledger row (order_v shows the load from here on,\n"
-    "              all of it), the lock released.\n"
+    "transition  the 12 statements that move one load (parameter {load_id:String}):\n"
+    "              1-2 the load id checked, the lease taken (one transition at a time; a\n"
+    "              second run fails at statement 1, naming the holder);\n"
+    "              3 the staging checked before anything is written: rows staged, each\n"
+    "              Kafka coordinate one message, no other load frozen and not committed;\n"
+    "              4-5 the load frozen into the manifest (order_wire_parse: class and typed\n"
+    "              row in one call) and sealed: later statements and the ledger read only it,\n"
+    "              and rows staged under the id afterwards fail the run instead of vanishing;\n"
+    "              6-7 housekeeping and fold of earlier committed loads into _rep;\n"
+    "              8 rejected rows into the errors table:  ... AND error_class != ''\n"
+    "              9 the rest, typed, into the hot table:  ... AND NOT (error_class != '')\n"
+    "              10 the commit: the ledger row, checked against the tables (order_v shows\n"
+    "              the load from here on, all of it); 11-12 the lease released.\n"
     "            run with e.g. chlocal --param_load_id=ID; with --cluster they write the _dist\n"
-    "            tables. Typing uses throwing conversions only: a bad value fails the load.\n"
+    "            tables. Every failure says \"transition K/12: ...\" and what to do.\n"
     "            _hashdiff = hashdiff_strict over the canonical text of the 10 state fields.\n"
     "            --store changes (default): one version per order and updated_at within a\n"
     "            load (the first received), stored only when it differs from what order_v\n"
     "            shows before the commit; versions older than that are left out. Any rerun\n"
     "            of a load leaves every table as one clean run does; a committed load's\n"
-    "            rerun changes nothing. One transition at a time.\n"
+    "            rerun changes nothing.\n"
     "            --store every: every accepted version, as received (a rerun after a failure\n"
     "            stores them again).\n"
     "            --typing udf (default): class and typed fields from one order_wire_parse call\n"
-    "            per row; --typing sql: for servers without that UDF, the class from\n"
+    "            per message; --typing sql: for servers without that UDF, the class from\n"
     "            order_wire_class(raw) and each field typed by SQL (JSONExtract..., throwing\n"
     "            conversions); both give the same rows, bit for bit.\n"
+    "            --allow-empty: a load with no staged rows commits (zeros) instead of failing.\n"
     "kafka       STG.orders_kafka (Kafka engine, RawBLOB, one consumer; create it on one node\n"
     "            only) and the INSERT that reads one batch into STG.orders_raw with _load_id =\n"
     "            {load_id:String} and one _load_ts for the batch; empty messages are skipped;\n"
     "            then a check that fails the run (throwIf) when the batch staged no message,\n"
     "            naming the consumer's last error from system.kafka_consumers (an unreachable\n"
     "            broker reads nothing and would otherwise succeed). Run all three in one session.\n"
+    "stage       one INSERT staging the lines of a file under {load_id:String} (backfills,\n"
+    "            replays, tests): topic = --source (default file), partition 0, offset = line\n"
+    "            number, so every message has unique coordinates; empty lines skipped. With\n"
+    "            --file PATH the engine reads the file (clickhouse-local, chlocal; a pipe:\n"
+    "            --file /dev/stdin); without, the client sends it (clickhouse-client --query\n"
+    "            \"$(ods-ddl stage --source S)\" --param_load_id=ID < FILE).\n"
+    "abandon     removes what runs of an uncommitted load left (manifest, seal, hot, error\n"
+    "            and stale rows), under the lease, so the next load may run; its staged rows\n"
+    "            stay. Refuses a committed load. Parameter {load_id:String}.\n"
+    "move-late   moves the rows staged under a frozen load after its freeze to a new load id\n"
+    "            (parameters {load_id:String}, {to_load_id:String}), coordinates kept; then\n"
+    "            run the new load's transition.\n"
     "\n"
     "options:\n"
     "  --stg-db NAME     staging database (default stg)\n"
@@ -88,16 +116,21 @@ static const char USAGE[] =
     "  --per-node        schema: no ON CLUSTER, for applying node by node (needs --cluster)\n"
     "  --store MODE      transition: changes (default) or every\n"
     "  --typing HOW      transition: udf (default) or sql\n"
+    "  --allow-empty     transition: commit a load that has no staged rows\n"
     "  --brokers LIST    Kafka broker list, host:port[,host:port...]\n"
     "  --topic NAME      Kafka topic\n"
     "  --group NAME      Kafka consumer group\n"
+    "  --source NAME     stage: the _topic of the staged lines (default file)\n"
+    "  --file PATH       stage: the file the engine reads (default: the client's input)\n"
     "  -h, --help        this text\n"
     "  --version         print \"ods-ddl VERSION\" and exit\n"
     "Database names: [A-Za-z_][A-Za-z0-9_]*, at most 64 bytes, not the engine's system\n"
     "or information_schema (any case). Cluster names as the server names them: prod_ods,\n"
     "prod-ods, '{cluster}', ods_{env}, any UTF-8 up to 255 bytes without control characters,\n"
     "written quoted ('prod-ods') unless a plain identifier; {NAME} is a macro the server\n"
-    "expands. Kafka values: letters, digits, '._-' (broker lists also ':,[]').\n"
+    "expands. Kafka values and --source: letters, digits, '._-' (broker lists also ':,[]').\n"
+    "Load ids (the parameter): 1 to 128 of A-Z a-z 0-9 . _ : + / -, the first a letter or\n"
+    "digit; the transition refuses anything else at statement 1.\n"
     "\n"
     "Exit status: 0 SQL printed; 1 writing failed; 2 usage error (unknown option, bad name).\n"
     "example: ods-ddl schema > schema.sql && chlocal --path db --queries-file schema.sql\n";
@@ -115,6 +148,7 @@ static int parse(int argc, char **argv, args *a)
         {"--stg-db", offsetof(ddl_opts, stg_db)}, {"--ods-db", offsetof(ddl_opts, ods_db)},
         {"--cluster", offsetof(ddl_opts, cluster)}, {"--brokers", offsetof(ddl_opts, brokers)},
         {"--topic", offsetof(ddl_opts, topic)},     {"--group", offsetof(ddl_opts, group)},
+        {"--source", offsetof(ddl_opts, source)},   {"--file", offsetof(ddl_opts, file)},
         {"--store", (size_t)-1},   {"--typing", (size_t)-2},
     };
     for (int i = 1; i < argc; i++) {
@@ -133,6 +167,10 @@ static int parse(int argc, char **argv, args *a)
         }
         if (!strcmp(s, "--per-node")) {
             a->ddl.per_node = 1;
+            continue;
+        }
+        if (!strcmp(s, "--allow-empty")) {
+            a->ddl.allow_empty = 1;
             continue;
         }
         size_t k = 0, nv = sizeof valued / sizeof valued[0];
@@ -171,16 +209,32 @@ static int parse(int argc, char **argv, args *a)
         a->cmd = !strcmp(s, "schema")       ? CMD_SCHEMA
                  : !strcmp(s, "transition") ? CMD_TRANSITION
                  : !strcmp(s, "kafka")      ? CMD_KAFKA
+                 : !strcmp(s, "stage")      ? CMD_STAGE
+                 : !strcmp(s, "abandon")    ? CMD_ABANDON
+                 : !strcmp(s, "move-late")  ? CMD_MOVE_LATE
                                             : CMD_NONE;
         if (a->cmd == CMD_NONE) {
             fputs("ods-ddl: unknown command: ", stderr);
             cli_put_arg(s);
-            fputs(" (expected schema, transition or kafka)\n", stderr);
+            fputs(" (expected schema, transition, kafka, stage, abandon or move-late)\n", stderr);
             return -1;
         }
     }
     if (a->cmd == CMD_NONE) {
-        fprintf(stderr, "ods-ddl: which SQL? schema, transition or kafka (try --help)\n");
+        fprintf(stderr, "ods-ddl: which SQL? schema, transition, kafka, stage, abandon or move-late (try --help)\n");
+        return -1;
+    }
+    if (a->cmd != CMD_TRANSITION && a->ddl.allow_empty) {
+        fprintf(stderr, "ods-ddl: --allow-empty applies to transition only (try --help)\n");
+        return -1;
+    }
+    if (a->cmd != CMD_STAGE && (a->ddl.source || a->ddl.file)) {
+        fprintf(stderr, "ods-ddl: --source and --file apply to stage only (try --help)\n");
+        return -1;
+    }
+    if ((a->cmd == CMD_KAFKA || a->cmd == CMD_STAGE) && a->ddl.cluster) {
+        fprintf(stderr, "ods-ddl: %s is for the node that runs the transition: no --cluster (try --help)\n",
+                a->cmd == CMD_KAFKA ? "kafka" : "stage");
         return -1;
     }
     if (a->cmd != CMD_SCHEMA && a->ddl.replicated) {
@@ -213,10 +267,6 @@ static int parse(int argc, char **argv, args *a)
         return -1;
     }
     a->ddl.typing_sql = a->typing && !strcmp(a->typing, "sql");
-    if (a->cmd == CMD_KAFKA && a->ddl.cluster) {
-        fprintf(stderr, "ods-ddl: kafka is for one node: no --cluster (try --help)\n");
-        return -1;
-    }
     ddl_error err = {0};
     if (ddl_check_opts(&a->ddl, a->cmd == CMD_KAFKA, &err) < 0) {
         fprintf(stderr, "ods-ddl: %s %s (try --help)\n", err.what ? err.what : "a name", err.msg);
@@ -234,7 +284,10 @@ static int run(const args *a)
         return cli_version("ods-ddl");
     int rc = a->cmd == CMD_SCHEMA       ? ddl_schema(stdout, &a->ddl)
              : a->cmd == CMD_TRANSITION ? ddl_transition(stdout, &a->ddl)
-                                        : ddl_kafka(stdout, &a->ddl);
+             : a->cmd == CMD_KAFKA      ? ddl_kafka(stdout, &a->ddl)
+             : a->cmd == CMD_STAGE      ? ddl_stage(stdout, &a->ddl)
+             : a->cmd == CMD_ABANDON    ? ddl_abandon(stdout, &a->ddl)
+                                        : ddl_move_late(stdout, &a->ddl);
     if (fflush(stdout) == EOF)
         rc = DDL_EIO;
     if (rc < 0) {

@@ -2,6 +2,9 @@
  * and the shape of every statement (the engine runs them in tests/bats/ods-ddl.bats). */
 #include "check.h"
 #include "ddl.h"
+#include "schema.h"
+#include "stage.h"
+#include "transition.h"
 
 #include <stdlib.h>
 
