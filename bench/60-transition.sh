@@ -31,17 +31,19 @@ ch() { (cd "$run" && "$BIN/chlocal" "$@"); }
 "$BIN/ods-ddl" transition --store every >"$work/every.sql"
 ch --path "$base1" --queries-file "$work/schema.sql"
 
-# ledger DB LOAD: the load's ledger row (ods.order_loads): received accepted stored unchanged
-# stale rejected, or nothing when the load is not committed.
+# ledger DB LOAD: the load's ledger row (ods.order_loads): received redelivered accepted stored
+# unchanged stale rejected, or nothing when the load is not committed; then how many hold the
+# transition's lease (0: every run gives it back).
 ledger() { ch --path "$1" --format TSV -q "
-    SELECT received, accepted, stored, unchanged, stale, rejected FROM ods.order_loads WHERE _load_id = '$2'"; }
-# check_night DB LOAD STORED: the ledger says every message was accepted, STORED versions stored
-# (the rest unchanged), none stale or rejected.
+    SELECT received, redelivered, accepted, stored, unchanged, stale, rejected FROM ods.order_loads WHERE _load_id = '$2';
+    SELECT count() FROM ods.order_lease_v"; }
+# check_night DB LOAD STORED: the ledger says every message was accepted (none twice), STORED
+# versions stored (the rest unchanged), none stale or rejected; the lease was given back.
 check_night() {
     local got
-    got=$(ledger "$1" "$2" | tr '\t' ' ')
-    [ "$got" = "$n $n $3 $((n - $3)) 0 0" ] ||
-        die "$2: ledger row '$got'; want received accepted stored unchanged stale rejected = $n $n $3 $((n - $3)) 0 0"
+    got=$(ledger "$1" "$2" | paste -sd ' ' | tr '\t' ' ')
+    [ "$got" = "$n 0 $n $3 $((n - $3)) 0 0 0" ] ||
+        die "$2: ledger row and lease holders '$got'; want received redelivered accepted stored unchanged stale rejected, holders = $n 0 $n $3 $((n - $3)) 0 0 0"
 }
 
 # Day 1: orders-gen's snapshot of model day 30 with a 30-day window holds every order of the
@@ -59,9 +61,9 @@ ch --path "$base1" --param_load_id=day1 --queries-file "$work/gated.sql"
 say "day 1 transition: $((SECONDS - t0)) s" >&2
 check_night "$base1" day1 "$n"
 
-# The steady state. A transition first deletes from ods.order_snapshot_hot the loads that an
-# earlier transition folded, then folds the committed hot rows into ods.order_snapshot_rep, then
-# writes its own load to the hot table. After day 1 alone the day-2 transition would fold all
+# The steady state. A transition freezes its load into the manifest, deletes from
+# ods.order_snapshot_hot the rows of loads that an earlier transition folded (housekeeping), folds
+# the committed hot rows into ods.order_snapshot_rep, then writes its own load to the hot table. After day 1 alone the day-2 transition would fold all
 # 1 M first versions, which a nightly pipeline does once in its life. So days 2 and 3 run as real
 # nights first (day 2 folds day 1's 1 M; day 3 deletes them from the hot table and folds day 2):
 # the measured day 4 then finds what every night finds: 4 ledger rows, the ODS up to day 2 in
@@ -118,11 +120,11 @@ for w in "$base1 $n" "$base5 $((n + extra))"; do
 done
 say "databases: ${m}M orders $(du -sm "$base1" | cut -f1) MiB, ${m5}M $(du -sm "$base5" | cut -f1) MiB" >&2
 
-# after DB: what day 4's transition left: its ledger row (see ledger), and its own work on the
+# after DB: what day 4's transition left: its ledger row and the lease (see ledger), and its own work on the
 # hot table and _rep: rows of day 4 and of any other load but day 3 in the hot table (day 2's
 # were deleted), day 3's versions now in _rep, and error rows of day 4 (there are none).
 after() {
-    ledger "$1" day4 | tr '\t' ' '
+    ledger "$1" day4 | paste -sd ' ' | tr '\t' ' '
     ch --path "$1" --format TSV -q "
         SELECT (SELECT countIf(_load_id = 'day4') FROM ods.order_snapshot_hot),
                (SELECT countIf(_load_id NOT IN ('day3', 'day4')) FROM ods.order_snapshot_hot),
@@ -145,10 +147,10 @@ for ((r = 0; r < reps; r++)); do
         all[$v]+="${BENCH_SECS[$v]} "
         s=${want[$v]}
         got=$(after "$db" | paste -sd ' ')
-        [ "$got" = "$n $n $s $((n - s)) 0 0 $s 0 $changed 0" ] ||
-            die "day 4 ($v): ledger received accepted stored unchanged stale rejected, hot rows of day 4,
-    hot rows of loads before day 3, day-3 versions in _rep, error rows = $got
-    want $n $n $s $((n - s)) 0 0 $s 0 $changed 0 ($changed orders changed)"
+        [ "$got" = "$n 0 $n $s $((n - s)) 0 0 0 $s 0 $changed 0" ] ||
+            die "day 4 ($v): ledger received redelivered accepted stored unchanged stale rejected, lease holders,
+    hot rows of day 4, hot rows of loads before day 3, day-3 versions in _rep, error rows = $got
+    want $n 0 $n $s $((n - s)) 0 0 0 $s 0 $changed 0 ($changed orders changed)"
         say "rep $((r + 1)) $v: ${BENCH_SECS[$v]} s, stored $s" >&2
         rm -rf "$db"
     done

@@ -30,11 +30,24 @@ mkdir -p "$run" "$hot"
 ch() { (cd "$run" && "$BIN/chlocal" "$@"); }
 "$BIN/ods-ddl" schema >"$work/schema.sql"
 "$BIN/ods-ddl" transition >"$work/gated.sql"
-# The fold alone: the transition's statements 1 (housekeeping) and 2 (fold), which move the
-# committed hot rows into _rep when run with a load id the ledger does not hold.
-awk '/^-- 1\. /{p = 1} /^-- 3\. /{p = 0} p' "$work/gated.sql" >"$work/fold.sql"
-grep -q '^INSERT INTO ods.order_snapshot_rep ' "$work/fold.sql" ||
-    die "no fold (statement 2: INSERT INTO ods.order_snapshot_rep) in the generated transition"
+# stmts FILE K...: statements K... of a generated transition, each from its "-- K. " line to the
+# next such line (the header comment before statement 1 is in none).
+stmts() {
+    local f=$1; shift
+    awk -v want=" $* " 'match($0, /^-- [0-9]+\. /) { p = index(want, " " substr($0, 4, RLENGTH - 5) " ") > 0 } p' "$f"
+}
+# The fold alone: the transition's housekeeping (6) and fold (7), which move the committed hot
+# rows into _rep when run with a load id the ledger does not hold. The fold checks that its run
+# holds the lease, so the lease is taken first (2) and given back after (11, 12), as a whole run
+# does; statement 1 is left out (it refuses a load id with nothing staged).
+stmts "$work/gated.sql" 2 6 7 11 12 >"$work/fold.sql"
+[ "$(grep -c '^-- [0-9]*\. ' "$work/fold.sql")" -eq 5 ] &&
+    grep -q '^CREATE TABLE ods.order_lease ' "$work/fold.sql" &&
+    grep -q '^ALTER TABLE ods.order_snapshot_hot DELETE ' "$work/fold.sql" &&
+    grep -q '^INSERT INTO ods.order_snapshot_rep ' "$work/fold.sql" &&
+    grep -q '^DROP TABLE ods.order_lease;$' "$work/fold.sql" ||
+    die "the generated transition has no lease (2), housekeeping (6: ALTER TABLE ods.order_snapshot_hot DELETE),
+    fold (7: INSERT INTO ods.order_snapshot_rep) or lease release (12) where this bench expects them"
 # order_v's columns, as the schema lists them (the contract's 11, _hashdiff, _load_id, _load_ts)
 cols=$(awk '/^CREATE VIEW IF NOT EXISTS ods.order_v AS$/ {getline; sub(/^SELECT /, ""); print; exit}' "$work/schema.sql")
 [ -n "$cols" ] && [[ $cols == order_id,* ]] || die "no order_v column list in the generated schema"
@@ -92,13 +105,15 @@ read -r ledger hot4 hot5 other rep5 <<<"$(ch --path "$hot" --format TSV -q "
     $rep5 day-5 rows in _rep (want $loads, $changed, $changed, 0, 0)"
 ch --path "$hot" -q "OPTIMIZE TABLE ods.order_snapshot_rep FINAL SETTINGS optimize_skip_merged_partitions = 1"
 
-# The plain side: a copy where the fold (statements 1 and 2, as the next night would run them)
+# The plain side: a copy where the fold (statements 6 and 7, as the next night would run them)
 # moved day 5 into _rep and the hot table no longer matters, _rep settled alike, and order_v
 # replaced by the plain FINAL view that order_v was before the hot table (ods-ddl schema of
 # commit aeb5f89). Both sides then hold the same versions, and the timed queries are the same text.
 say "plain side: every load folded into _rep, order_v = _rep FINAL" >&2
 cp -a "$hot" "$plain"
 ch --path "$plain" --param_load_id=fold --queries-file "$work/fold.sql"
+lease=$(ch --path "$plain" -q "SELECT count() FROM ods.order_lease_v")
+[ "$lease" -eq 0 ] || die "plain side: the fold left the lease held"
 ch --path "$plain" -q "
     OPTIMIZE TABLE ods.order_snapshot_rep FINAL SETTINGS optimize_skip_merged_partitions = 1;
     DROP VIEW ods.order_v;

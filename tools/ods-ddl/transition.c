@@ -2,6 +2,7 @@
  * freeze, housekeeping, fold, both branches, the commit), and the procedures around them. */
 #include "transition.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "sqlw.h"
@@ -36,6 +37,7 @@ typedef struct {
     int n;                      /* its number of statements: messages say "name k/n: " */
     int staging_first;          /* the transition: statement 1 checks the staging too, so a load
                                  * that cannot be frozen fails before taking the lease */
+    char kept[192];             /* see kept() */
 } tr;
 
 #define P(t, ...) sqlw_put(&(t)->st, (t)->out, __VA_ARGS__)
@@ -55,6 +57,8 @@ static void tr_init(tr *t, FILE *out, const ddl_opts *o, const char *name, int n
     t->g = o->cluster ? "GLOBAL " : "";
     t->name = name;
     t->n = n;
+    snprintf(t->kept, sizeof t->kept, ". This run keeps the lease: once it has stopped, clear it "
+             "(DROP TABLE IF EXISTS %s.order_lease) first", t->D);
 }
 
 /* --- conditions on the load, as SQL (the load is {load_id:String}) --- */
@@ -92,6 +96,13 @@ static void not_in_manifest(tr *t)
  * newline in it cannot garble the one-line message. */
 #define LOAD_TEXT "replaceRegexpAll({load_id:String}, '[^ -~]', '?')"
 
+/* What a failed check after statement 2 adds: the run keeps the lease, and the next run would
+ * fail at statement 1 without this hint. Written inside a SQL string literal. */
+static const char *kept(const tr *t, int k)
+{
+    return k > 2 ? t->kept : "";
+}
+
 /* The lease is this load's. Statement k's message names the holder and what to do. */
 static void lease_problem(tr *t, int k)
 {
@@ -112,9 +123,9 @@ static void late_problem(tr *t, int k)
          "            ' after it was frozen (', ifNull((SELECT toString(any(frozen_at)) FROM %s.order_frozen "
          "WHERE _load_id = {load_id:String}), '?'),\n"
          "            ' UTC): they are not part of it and would be lost. Move them to a new load id (ods-ddl "
-         "move-late) and run that load; this run wrote nothing'))\n"
+         "move-late) and run that load; this run wrote nothing%s'))\n"
          "        FROM (SELECT count() AS _late FROM %s.orders_raw WHERE _load_id = {load_id:String} AND ",
-      t->name, k, t->n, t->D, t->S);
+      t->name, k, t->n, t->D, kept(t, k), t->S);
     not_in_manifest(t);
     P(t, "))");
 }
@@ -166,8 +177,8 @@ static void sealed_problem(tr *t, int k)
     P(t, " AND ");
     not_committed(t);
     P(t, ", concat('%s %d/%d: load ', " LOAD_TEXT ", ' is not frozen: run its transition from "
-         "statement 1'), '')",
-      t->name, k, t->n);
+         "statement 1%s'), '')",
+      t->name, k, t->n, kept(t, k));
     first_close(t);
 }
 
@@ -230,25 +241,25 @@ static void staging_checks(tr *t, int k)
              "            (SELECT if(count() = 0, 'none', arrayStringConcat(groupArray(10)(_load_id), ', ')) FROM "
              "(SELECT DISTINCT _load_id FROM %s.orders_raw\n"
              "             WHERE _load_id %sNOT IN (SELECT _load_id FROM %s.%s) ORDER BY _load_id)),\n"
-             "            '. Nothing was done (ods-ddl transition --allow-empty commits an empty load)'), ''),",
-          S, t->name, k, t->n, S, t->g, D, t->loads);
+             "            '. Nothing was done (ods-ddl transition --allow-empty commits an empty load)%s'), ''),",
+          S, t->name, k, t->n, S, t->g, D, t->loads, kept(t, k));
     P(t, "\n    (SELECT if(count() = 0, '', concat('%s %d/%d: ', toString(count()), ' Kafka coordinates of load ', "
          LOAD_TEXT ",\n"
-         "            ' hold different messages (the first: topic ', any(_topic), ', partition ', toString(any(_partition)),\n"
+         "            ' hold different messages (e.g. topic ', any(_topic), ', partition ', toString(any(_partition)),\n"
          "            ', offset ', toString(any(_offset)), '): the same coordinates staged twice with other bytes "
          "(a re-created topic, a file staged without unique offsets?). Nothing was written. Delete the wrong "
          "copies from %s.orders_raw, or stage the load again under a new load id with unique coordinates "
-         "(ods-ddl stage)'))\n"
+         "(ods-ddl stage)%s'))\n"
          "         FROM (SELECT _topic, _partition, _offset FROM %s.orders_raw WHERE _load_id = {load_id:String}\n"
          "               GROUP BY _topic, _partition, _offset HAVING min(cityHash64(raw)) != max(cityHash64(raw))\n"
          "               ORDER BY _topic, _partition, _offset)),\n",
-      t->name, k, t->n, S, S);
+      t->name, k, t->n, S, kept(t, k), S);
     P(t, "    (SELECT if(count() = 0, '', concat('%s %d/%d: load ', any(_load_id), ' is frozen and not committed "
          "(since ', toString(any(frozen_at)), ' UTC): loads commit one after another. Finish it first (rerun its "
-         "transition), or abandon it (ods-ddl abandon); then run load ', " LOAD_TEXT ", '. Nothing was done'))\n"
+         "transition), or abandon it (ods-ddl abandon); then run load ', " LOAD_TEXT ", '. Nothing was done%s'))\n"
          "         FROM %s.order_frozen WHERE _load_id != {load_id:String} AND _load_id %sNOT IN (SELECT _load_id "
          "FROM %s.%s))",
-      t->name, k, t->n, D, t->g, D, t->loads);
+      t->name, k, t->n, kept(t, k), D, t->g, D, t->loads);
     first_close(t);
     P(t, ")");
 }
@@ -329,12 +340,12 @@ static void seal_problem(tr *t, int k)
     P(t, ") > 0,\n"
          "            concat('%s %d/%d: rows were staged under load ', " LOAD_TEXT ", ' while it was being "
          "frozen, or differ from the bytes frozen at their coordinates: rerun the transition from statement 1 "
-         "to take them in (nothing is committed yet)'), ''),\n"
+         "to take them in (nothing is committed yet)%s'), ''),\n"
          "        if((SELECT count() != uniqExact(_topic, _partition, _offset) FROM %s.order_manifest WHERE _load_id = "
          "{load_id:String}),\n"
          "            concat('%s %d/%d: the manifest of load ', " LOAD_TEXT ", ' holds a message twice "
-         "(two runs froze it at once?): abandon the load (ods-ddl abandon) and rerun it'), '')",
-      t->name, k, t->n, t->D, t->name, k, t->n);
+         "(two runs froze it at once?): abandon the load (ods-ddl abandon) and rerun it%s'), '')",
+      t->name, k, t->n, kept(t, k), t->D, t->name, k, t->n, kept(t, k));
     first_close(t);
     P(t, ")");
     first_close(t);
@@ -566,12 +577,12 @@ static void commit_problem(tr *t, int k)
      * (class by class), stored and stale rows unique and within the accepted ones. */
     P(t, ",\n        (SELECT if(_sums = '', '', concat('%s %d/%d: the ledger row of load ', " LOAD_TEXT ",\n"
          "            ' would not add up: ', _sums, 'nothing was committed. Abandon the load (ods-ddl abandon) and "
-         "rerun it, and report this: a bug or a second writer'))\n"
+         "rerun it, and report this: a bug or a second writer%s'))\n"
          "         FROM (SELECT concat(\n"
          "            if(m.n != f.messages, concat('the manifest holds ', toString(m.n), ' messages, the seal ', "
          "toString(f.messages), '; '), ''),\n"
          "            if(e.n != m.rej OR e.u != e.n",
-      t->name, k, t->n);
+      t->name, k, t->n, kept(t, k));
     for (size_t i = 0; i < WIRE_NREJECT; i++)
         P(t, " OR e.c%zu != m.c%zu", i, i);
     P(t, ", concat('the errors table holds ', toString(e.n), ' rows of the load (', toString(e.u), "

@@ -1,0 +1,2572 @@
+/* sched: the proof by random schedules of the transition (issue 24): generates operation schedules,
+ * runs each step on the embedded engine and checks every table after it against an independent model. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "splitmix.h"
+
+static const char USAGE[] =
+    "usage: sched --bin DIR --work DIR --seed S [--count N] [--jobs J] [--verbose] [--keep]\n"
+    "             [--sabotage WHAT] [--no-chain]\n"
+    "       sched --print-messages N [--seed S]\n"
+    "\n"
+    "Runs N random operation schedules (seeds S, S+1, ...) against the transition of DIR/ods-ddl,\n"
+    "each in a fresh database under --work, J at a time (default 2), and checks after every step\n"
+    "that order_v, the ledger, the error rows, the lease, the frozen loads and the partitions of\n"
+    "order_snapshot_rep are what the model of the promised semantics says (docs/testing.md,\n"
+    "\"Random schedules\"). Steps: stage rows (valid, invalid, re-sent, redelivered, conflicting,\n"
+    "late, under a mistyped id), run statements a..b of a load, interleave two loads, SIGKILL\n"
+    "inside a statement, OPTIMIZE ... FINAL, clear the lease, abandon, move late rows.\n"
+    "\n"
+    "  --bin DIR          the build's bin directory (chlocal, ods-ddl)\n"
+    "  --work DIR         where each schedule gets its directory seed-S (kept when it diverged)\n"
+    "  --seed S           the first seed (default 1)\n"
+    "  --count N          schedules to run (default 1)\n"
+    "  --jobs J           schedules run in parallel (default 2)\n"
+    "  --verbose          every step of every schedule on stderr, with its outcome\n"
+    "  --keep             keep the directories of schedules that passed too\n"
+    "  --sabotage WHAT    run a deliberately wrong transition, to prove the checks can fail:\n"
+    "                     skip-lease (statement 2 left out), no-staging-check (3 left out),\n"
+    "                     no-seal (5 left out), no-commit (10 left out)\n"
+    "  --no-chain         every step in its own chlocal process (slower; to pin a divergence)\n"
+    "  --print-messages N print N generated messages, one a line: class, typed TSV, raw (for\n"
+    "                     the test that checks them with order_wire_class and order_wire_parse)\n"
+    "\n"
+    "Prints one line per diverged schedule (seed, step, what differed, its reproduction file),\n"
+    "a line of figures, and \"schedules: N run, D diverged\". Exit status: 0 no divergence;\n"
+    "1 a divergence (or a schedule that could not run); 2 usage error.\n";
+
+/* ------------------------------------------------------------------------------------------ */
+/* limits of one schedule (a schedule is small: 6-14 operations, 1-4 loads, a pool of orders) */
+#define NSTMT 12
+#define NORD 8
+#define MAXMSG 1024
+#define MAXROW 1024
+#define MAXLOAD 16
+#define MAXSTEP 200
+#define MAXPLAN 64
+#define NFIG 10 /* received redelivered accepted stored unchanged stale rejected nao keyset field */
+
+enum { CLS_OK, CLS_NAO, CLS_KEYSET, CLS_FIELD };
+static const char *const CLS_NAME[] = {"", "not_an_object", "keyset_mismatch", "field_invalid"};
+enum { OP_STAGE, OP_RUN, OP_KILL, OP_OPTIMIZE, OP_CLEAR, OP_ABANDON, OP_MOVE };
+static const char *const OP_NAME[] = {"stage", "run", "kill", "optimize", "clear-lease", "abandon", "move-late"};
+enum { SAB_NONE, SAB_SKIP_LEASE, SAB_NO_STAGING, SAB_NO_SEAL, SAB_NO_COMMIT };
+static const char *const SAB_NAME[] = {"none", "skip-lease", "no-staging-check", "no-seal", "no-commit"};
+static const int SAB_STMT[] = {0, 2, 3, 5, 10};
+/* prediction of one statement */
+enum { P_OK, P_FAIL, P_UNSURE };
+
+/* ------------------------------------------------------------------------------------------ */
+/* options and what the parent prepared (inherited by every schedule's process) */
+static char g_bin[4096], g_work[4096];
+static int g_verbose, g_keep, g_nochain, g_sabotage;
+static char *g_stmt[NSTMT + 1]; /* the transition's statements 1..12, heading comment included */
+static char *g_schema, *g_abandon, *g_move;
+
+/* ------------------------------------------------------------------------------------------ */
+/* a growable text buffer */
+typedef struct {
+    char *s;
+    size_t len, cap;
+} buf;
+
+static void fatal(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("sched: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(3);
+}
+
+static void bputn(buf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = (b->cap ? b->cap * 2 : 256) + n;
+        char *t = realloc(b->s, cap);
+        if (!t)
+            fatal("out of memory");
+        b->s = t;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+static void bputs(buf *b, const char *s) { bputn(b, s, strlen(s)); }
+static void bprintf(buf *b, const char *fmt, ...)
+{
+    char tmp[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        fatal("vsnprintf failed");
+    if ((size_t)n < sizeof tmp) {
+        bputn(b, tmp, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big)
+        fatal("out of memory");
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    bputn(b, big, (size_t)n);
+    free(big);
+}
+static void bfree(buf *b)
+{
+    free(b->s);
+    b->s = NULL;
+    b->len = b->cap = 0;
+}
+static char *xstrdup(const char *s)
+{
+    char *t = strdup(s);
+    if (!t)
+        fatal("out of memory");
+    return t;
+}
+
+/* a SQL string literal: quotes and backslashes escaped, nothing else needs it here */
+static void bsql(buf *b, const char *s)
+{
+    bputs(b, "'");
+    for (; *s; s++) {
+        if (*s == '\'' || *s == '\\')
+            bputs(b, "\\");
+        bputn(b, s, 1);
+    }
+    bputs(b, "'");
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* random numbers: one stream per schedule, from its seed */
+static uint64_t g_rng;
+static uint64_t rnd(void) { return splitmix64(&g_rng); }
+static int rn(int n) { return n > 0 ? (int)(rnd() % (uint64_t)n) : 0; }
+static int pct(int p) { return rn(100) < p; }
+static int range(int lo, int hi) { return lo + rn(hi - lo + 1); }
+/* index of a weighted choice; weights may be 0 */
+static int pick(const int *w, int n)
+{
+    int sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += w[i] > 0 ? w[i] : 0;
+    if (sum == 0)
+        return -1;
+    int r = rn(sum);
+    for (int i = 0; i < n; i++) {
+        if (w[i] <= 0)
+            continue;
+        if (r < w[i])
+            return i;
+        r -= w[i];
+    }
+    return n - 1;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+/* a DateTime64(3, 'UTC') as the engine prints it in TSV */
+static void fmt_ts(char *out, size_t n, int64_t ms)
+{
+    time_t s = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&s, &tm);
+    snprintf(out, n, "%04d-%02d-%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+             tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the world of one schedule: orders, and every message generated for it (deduplicated by bytes,
+ * so two messages are the same bytes exactly when they have the same index) */
+typedef struct {
+    char *raw;
+    int cls;
+    int ord; /* the order of a valid message, else -1 */
+    /* a valid message's typed values, as order_v prints them in TSV (money with its 2 decimals:
+     * the reads set output_format_decimal_trailing_zeros) */
+    char user[24], status[16], created[24], updated[24], money[4][24], items[96], snap[12];
+} msg;
+
+static const char *const TOPICS[] = {"orders", "orders.eu"};
+static const char *const STATUS[] = {"created", "paid", "shipped", "delivered", "cancelled"};
+static const char *const MONEY[] = {"0.00", "12.50", "-0.50", "10.00", "0.01", "9999999999999999.99", "-7.05"};
+static const char *const ITEMS[] = {"[]", "[{\"sku\":\"a1\",\"qty\":\"2\"}]",
+                                    "[{\"sku\":\"b\"},{\"sku\":\"c\",\"note\":\"x y\"}]", "[[],{}]"};
+static const char *const SNAP[] = {"2026-03-01", "2026-03-02", "1970-01-01", "2149-06-06"};
+static const char *const USERS[] = {"1", "42", "9223372036854775807"};
+static const char *const KEYS[11] = {"order_id", "user_id", "status", "created_at", "updated_at", "items_total",
+                                     "discount", "delivery", "total", "items", "snapshot_date"};
+
+static char g_order_id[NORD][24];
+static char g_created[NORD][24]; /* TSV form */
+static char g_upd_set[4][24];    /* updated_at values (TSV form): a small set, so ties happen */
+static msg g_msg[MAXMSG];
+static int g_nmsg;
+
+static int days_in(int y, int m)
+{
+    static const int d[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    return m == 2 && leap ? 29 : d[m - 1];
+}
+
+/* the wire text of a TSV timestamp: 2026-03-01 10:00:00.000 -> 2026-03-01T10:00:00.000Z */
+static void wire_ts(char *out, size_t n, const char *tsv)
+{
+    snprintf(out, n, "%.10sT%sZ", tsv, tsv + 11);
+}
+
+static void world_init(void)
+{
+    for (int o = 0; o < NORD; o++) {
+        snprintf(g_order_id[o], sizeof g_order_id[o], "ORD-%c%d", 'A' + rn(26), o + 1);
+        int y, mo, d, h, mi, s, ms;
+        if (pct(35)) { /* the contract's whole span: every created_at in its own day's partition */
+            y = range(1900, 2299);
+            mo = range(1, 12);
+            d = range(1, days_in(y, mo));
+        } else {
+            y = 2026;
+            mo = 2;
+            d = range(1, 28);
+        }
+        h = rn(24), mi = rn(60), s = rn(60), ms = rn(1000);
+        if (pct(10)) { /* the edges of the span */
+            if (pct(50))
+                y = 1900, mo = 1, d = 1, h = 0, mi = 0, s = 0, ms = 0;
+            else
+                y = 2299, mo = 12, d = 31, h = 23, mi = 59, s = 59, ms = 999;
+        }
+        snprintf(g_created[o], sizeof g_created[o], "%04d-%02d-%02d %02d:%02d:%02d.%03d", y, mo, d, h, mi, s, ms);
+    }
+    static const char *const U[] = {"2026-03-01 10:00:00.000", "2026-03-01 10:00:00.001", "2026-03-02 00:00:00.000",
+                                    "2026-03-05 23:59:59.999", "1999-12-31 23:59:59.999", "2030-01-01 00:00:00.000"};
+    int base = rn(3);
+    for (int i = 0; i < 4; i++)
+        snprintf(g_upd_set[i], sizeof g_upd_set[i], "%s", U[base + i]);
+}
+
+/* a message's index by its bytes, added when new */
+static int msg_add(const char *raw, const msg *proto)
+{
+    for (int i = 0; i < g_nmsg; i++)
+        if (!strcmp(g_msg[i].raw, raw))
+            return i;
+    if (g_nmsg >= MAXMSG)
+        fatal("too many messages");
+    msg *m = &g_msg[g_nmsg];
+    *m = *proto;
+    m->raw = xstrdup(raw);
+    return g_nmsg++;
+}
+
+/* the 11 values of a valid message as JSON texts, in contract order */
+static void json_values(const msg *m, char v[11][128])
+{
+    char ts[32];
+    snprintf(v[0], 128, "\"%s\"", g_order_id[m->ord]);
+    snprintf(v[1], 128, "%s", m->user);
+    snprintf(v[2], 128, "\"%s\"", m->status);
+    wire_ts(ts, sizeof ts, m->created);
+    snprintf(v[3], 128, "\"%s\"", ts);
+    wire_ts(ts, sizeof ts, m->updated);
+    snprintf(v[4], 128, "\"%s\"", ts);
+    for (int i = 0; i < 4; i++)
+        snprintf(v[5 + i], 128, "\"%s\"", m->money[i]);
+    snprintf(v[9], 128, "%s", m->items);
+    snprintf(v[10], 128, "\"%s\"", m->snap);
+}
+
+/* An object from keys and values: canonical minified, or spelt otherwise (keys in another
+ * order, blanks), which types to the same values. */
+static void json_object(buf *b, const char *const *keys, char v[][128], int n, int spelt)
+{
+    int order[16];
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    if (spelt && pct(60))
+        for (int i = n - 1; i > 0; i--) {
+            int j = rn(i + 1), t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+    int blanks = spelt && pct(50);
+    if (blanks && pct(50))
+        bputs(b, " ");
+    bputs(b, "{");
+    for (int i = 0; i < n; i++) {
+        if (i)
+            bputs(b, blanks ? ", " : ",");
+        bprintf(b, "\"%s\":%s%s", keys[order[i]], blanks ? " " : "", v[order[i]]);
+    }
+    bputs(b, "}");
+    if (blanks && pct(50))
+        bputs(b, "\n\t");
+}
+
+/* content of a new valid version of order o (typed values); about a third repeat an earlier
+ * version of the order, so re-sends of unchanged content are common */
+static void version_content(msg *m, int o)
+{
+    memset(m, 0, sizeof *m);
+    m->ord = o;
+    m->cls = CLS_OK;
+    int prev[MAXMSG], np = 0;
+    for (int i = 0; i < g_nmsg; i++)
+        if (g_msg[i].cls == CLS_OK && g_msg[i].ord == o)
+            prev[np++] = i;
+    if (np && pct(35)) {
+        *m = g_msg[prev[rn(np)]];
+        m->raw = NULL;
+        if (pct(40)) /* observed again in a later snapshot: not part of the content */
+            snprintf(m->snap, sizeof m->snap, "%s", SNAP[rn(4)]);
+        return;
+    }
+    snprintf(m->user, sizeof m->user, "%s", USERS[rn(3)]);
+    snprintf(m->status, sizeof m->status, "%s", STATUS[rn(5)]);
+    snprintf(m->created, sizeof m->created, "%s", g_created[o]);
+    snprintf(m->updated, sizeof m->updated, "%s", g_upd_set[rn(4)]);
+    for (int i = 0; i < 4; i++)
+        snprintf(m->money[i], sizeof m->money[i], "%s", MONEY[rn(7)]);
+    snprintf(m->items, sizeof m->items, "%s", ITEMS[rn(4)]);
+    snprintf(m->snap, sizeof m->snap, "%s", SNAP[rn(2)]);
+}
+
+static int gen_valid(int spelt)
+{
+    msg m;
+    version_content(&m, rn(NORD));
+    char v[11][128];
+    json_values(&m, v);
+    buf b = {0};
+    json_object(&b, KEYS, v, 11, spelt);
+    int i = msg_add(b.s, &m);
+    bfree(&b);
+    return i;
+}
+
+/* an invalid message of class cls, built from a valid one */
+static int gen_invalid(int cls)
+{
+    msg m;
+    version_content(&m, rn(NORD));
+    char v[12][128];
+    json_values(&m, v);
+    const char *keys[12];
+    for (int i = 0; i < 11; i++)
+        keys[i] = KEYS[i];
+    buf b = {0};
+    msg proto = {0};
+    proto.cls = cls;
+    proto.ord = -1;
+    if (cls == CLS_NAO) {
+        static const char *const NAO[] = {"not json", "[1,2]", "\"an order\"", "{\"order_id\":\"ORD-1\",}", "",
+                                          "{\"order_id\":\"ORD-1\" \"user_id\":1}"};
+        int w = rn(8);
+        if (w < 6) {
+            bputs(&b, NAO[w]);
+        } else { /* a message cut short: no prefix of an object is a JSON text */
+            buf full = {0};
+            json_object(&full, keys, v, 11, 0);
+            bputn(&b, full.s, (size_t)range(1, (int)full.len - 1));
+            bfree(&full);
+        }
+    } else if (cls == CLS_KEYSET) {
+        int w = rn(3), n = 11;
+        if (w == 0) { /* a key missing */
+            int k = rn(11);
+            for (int i = k; i < 10; i++) {
+                keys[i] = keys[i + 1];
+                memcpy(v[i], v[i + 1], 128);
+            }
+            n = 10;
+        } else if (w == 1) { /* a key too many */
+            keys[11] = "note";
+            snprintf(v[11], 128, "\"late\"");
+            n = 12;
+        } else { /* a key twice */
+            keys[11] = "status";
+            snprintf(v[11], 128, "\"paid\"");
+            n = 12;
+        }
+        json_object(&b, keys, v, n, pct(30));
+    } else {
+        switch (rn(7)) {
+        case 0: snprintf(v[3], 128, "\"2026-02-30T10:00:00.000Z\""); break;
+        case 1: snprintf(v[10], 128, "\"2026-02-30\""); break;
+        case 2: snprintf(v[1], 128, "0"); break;
+        case 3: snprintf(v[8], 128, "\"1.5\""); break;
+        case 4: snprintf(v[6], 128, "\"-0.00\""); break;
+        case 5: snprintf(v[4], 128, "\"2026-03-01T24:00:00.000Z\""); break;
+        default: snprintf(v[0], 128, "\"\""); break;
+        }
+        json_object(&b, keys, v, 11, pct(30));
+    }
+    int i = msg_add(b.s, &proto);
+    bfree(&b);
+    return i;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the model: what the transition promises (issue 24), written from the promise, not the SQL */
+typedef struct {
+    int topic, part;
+    long off;
+    int msg;
+    int load;   /* moved by move-late */
+    int staged; /* the stage step ran */
+    int seq;    /* the step that staged it */
+    int64_t ts; /* _load_ts: the stage step's time, strictly increasing */
+} row;
+
+typedef struct {
+    char id[160];
+    int kind; /* K_REAL, K_TYPO, ... (the generator's business) */
+    int sealed, committed, freeze_seq, staged_at_freeze;
+    int has_pending, pending_unknown;
+    int npend, nfroz;
+    int pend[MAXROW], froz[MAXROW]; /* rows: the first received copy per coordinates */
+    int delta;
+    long fig[NFIG];
+} load;
+
+typedef struct {
+    int present, msg, load;
+    int64_t ts;
+} version;
+
+typedef struct {
+    load l[MAXLOAD];
+    int nl;
+    int holder; /* the load holding the lease, -1 none */
+    version cur[NORD];
+    int ndelta;
+} model;
+
+static model M;
+static row g_row[MAXROW];
+static int g_nrow;
+static int g_step_now; /* the step being modelled (freeze_seq) */
+
+static int coord_eq(const row *a, const row *b) { return a->topic == b->topic && a->part == b->part && a->off == b->off; }
+
+static int nstaged(const model *m, int L)
+{
+    (void)m;
+    int n = 0;
+    for (int r = 0; r < g_nrow; r++)
+        n += g_row[r].staged && g_row[r].load == L;
+    return n;
+}
+
+/* row r in the set (coordinates and bytes) */
+static int in_set(int r, const int *set, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (coord_eq(&g_row[set[i]], &g_row[r]) && g_row[set[i]].msg == g_row[r].msg)
+            return 1;
+    return 0;
+}
+
+/* L's staged rows, one per coordinates: the first received (rows are kept in staging order) */
+static int dedup(int L, int *out)
+{
+    int n = 0;
+    for (int r = 0; r < g_nrow; r++) {
+        if (!g_row[r].staged || g_row[r].load != L)
+            continue;
+        int seen = 0;
+        for (int i = 0; i < n && !seen; i++)
+            seen = coord_eq(&g_row[out[i]], &g_row[r]);
+        if (!seen)
+            out[n++] = r;
+    }
+    return n;
+}
+
+/* rows staged under a sealed L since its freeze (not in the frozen set, or a count that moved) */
+static int changed(const model *m, int L)
+{
+    const load *l = &m->l[L];
+    if (nstaged(m, L) != l->staged_at_freeze)
+        return 1;
+    for (int r = 0; r < g_nrow; r++)
+        if (g_row[r].staged && g_row[r].load == L && !in_set(r, l->froz, l->nfroz))
+            return 1;
+    return 0;
+}
+
+static int valid_id(const char *id)
+{
+    size_t n = strlen(id);
+    if (n < 1 || n > 128)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = id[i];
+        int alnum = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (!alnum && (i == 0 || !strchr("._:+/-", c)))
+            return 0;
+    }
+    return 1;
+}
+
+static int content_eq(const msg *a, const msg *b)
+{
+    if (a->ord != b->ord || strcmp(a->user, b->user) || strcmp(a->status, b->status) ||
+        strcmp(a->created, b->created) || strcmp(a->updated, b->updated) || strcmp(a->items, b->items))
+        return 0;
+    for (int i = 0; i < 4; i++)
+        if (strcmp(a->money[i], b->money[i]))
+            return 0;
+    return 1;
+}
+
+/* first received: least _load_ts, then topic, partition, offset */
+static int received_before(int a, int b)
+{
+    const row *x = &g_row[a], *y = &g_row[b];
+    if (x->ts != y->ts)
+        return x->ts < y->ts;
+    int c = strcmp(TOPICS[x->topic], TOPICS[y->topic]);
+    if (c)
+        return c < 0;
+    if (x->part != y->part)
+        return x->part < y->part;
+    return x->off < y->off;
+}
+
+/* the commit of L: its figures against the ODS as it is now, and the ODS after it */
+static void commit(model *m, int L)
+{
+    load *l = &m->l[L];
+    long *f = l->fig;
+    memset(f, 0, sizeof l->fig);
+    f[0] = l->staged_at_freeze;
+    f[1] = l->staged_at_freeze - l->nfroz;
+    for (int i = 0; i < l->nfroz; i++) {
+        int c = g_msg[g_row[l->froz[i]].msg].cls;
+        if (c == CLS_OK)
+            f[2]++;
+        else
+            f[6]++, f[6 + c]++;
+    }
+    version prior[NORD];
+    memcpy(prior, m->cur, sizeof prior);
+    int done[MAXROW] = {0};
+    for (int i = 0; i < l->nfroz; i++) {
+        const msg *mi = &g_msg[g_row[l->froz[i]].msg];
+        if (done[i] || mi->cls != CLS_OK)
+            continue;
+        /* the group of (order_id, updated_at): its first received message is the version */
+        int first = l->froz[i], n = 0;
+        for (int j = i; j < l->nfroz; j++) {
+            const msg *mj = &g_msg[g_row[l->froz[j]].msg];
+            if (done[j] || mj->cls != CLS_OK || mj->ord != mi->ord || strcmp(mj->updated, mi->updated))
+                continue;
+            done[j] = 1;
+            n++;
+            if (received_before(l->froz[j], first))
+                first = l->froz[j];
+        }
+        const msg *v = &g_msg[g_row[first].msg];
+        const version *p = &prior[v->ord];
+        const msg *pm = p->present ? &g_msg[p->msg] : NULL;
+        if (pm && strcmp(v->updated, pm->updated) < 0) {
+            f[5] += n; /* stale, every message of the group */
+            continue;
+        }
+        if (pm && content_eq(v, pm)) {
+            f[4] += n;
+            continue;
+        }
+        f[3]++;
+        f[4] += n - 1;
+        version *c = &m->cur[v->ord];
+        /* the newest stored version of the order; ties with the prior go to this load */
+        if (c->load != L || !c->present || strcmp(v->updated, g_msg[c->msg].updated) > 0) {
+            c->present = 1;
+            c->msg = g_row[first].msg;
+            c->load = L;
+            c->ts = g_row[first].ts;
+        }
+    }
+    l->committed = 1;
+    l->delta = ++m->ndelta;
+}
+
+static int other_open(const model *m, int L)
+{
+    for (int i = 0; i < m->nl; i++)
+        if (i != L && m->l[i].sealed && !m->l[i].committed)
+            return i;
+    return -1;
+}
+
+/* Would statement k of load L succeed now? P_OK, P_FAIL (why says why) or P_UNSURE (after a kill
+ * inside statement 4, what the freeze had written is not known). No effect. */
+static int check_stmt(const model *m, int L, int k, char *why, size_t wn)
+{
+    const load *l = &m->l[L];
+    const char *hold = m->holder >= 0 ? m->l[m->holder].id : NULL;
+    why[0] = 0;
+    switch (k) {
+    case 1:
+        if (!valid_id(l->id)) {
+            snprintf(why, wn, "'%s' is not a load id", l->id);
+            return P_FAIL;
+        }
+        if (hold) {
+            snprintf(why, wn, "the lease is held by %s", hold);
+            return P_FAIL;
+        }
+        return P_OK;
+    case 2:
+        if (hold) {
+            snprintf(why, wn, "the lease is held by %s", hold);
+            return P_FAIL;
+        }
+        return P_OK;
+    case 12:
+    case 6:
+        return P_OK;
+    }
+    if (m->holder != L) {
+        snprintf(why, wn, "the lease is %s%s", hold ? "held by " : "free", hold ? hold : "");
+        return P_FAIL;
+    }
+    switch (k) {
+    case 3:
+        if (!l->sealed && !l->committed) {
+            int rows[MAXROW], n = 0;
+            for (int r = 0; r < g_nrow; r++)
+                if (g_row[r].staged && g_row[r].load == L)
+                    rows[n++] = r;
+            if (n == 0) {
+                snprintf(why, wn, "no rows staged under %s", l->id);
+                return P_FAIL;
+            }
+            for (int i = 0; i < n; i++)
+                for (int j = i + 1; j < n; j++)
+                    if (coord_eq(&g_row[rows[i]], &g_row[rows[j]]) && g_row[rows[i]].msg != g_row[rows[j]].msg) {
+                        snprintf(why, wn, "two messages at %s/%d/%ld", TOPICS[g_row[rows[i]].topic],
+                                 g_row[rows[i]].part, g_row[rows[i]].off);
+                        return P_FAIL;
+                    }
+            int o = other_open(m, L);
+            if (o >= 0) {
+                snprintf(why, wn, "load %s is frozen and not committed", m->l[o].id);
+                return P_FAIL;
+            }
+            return P_OK;
+        }
+        if (changed(m, L)) {
+            snprintf(why, wn, "rows staged under %s after its freeze", l->id);
+            return P_FAIL;
+        }
+        return P_OK;
+    case 4:
+    case 11:
+        return P_OK;
+    case 5:
+        if (l->sealed)
+            return P_OK;
+        if (l->pending_unknown)
+            return P_UNSURE;
+        for (int r = 0; r < g_nrow; r++)
+            if (g_row[r].staged && g_row[r].load == L && !(l->has_pending && in_set(r, l->pend, l->npend))) {
+                snprintf(why, wn, "rows staged under %s since its statement 4", l->id);
+                return P_FAIL;
+            }
+        return P_OK;
+    case 7:
+    case 8:
+    case 9:
+    case 10:
+        if (!l->sealed) {
+            snprintf(why, wn, "%s is not frozen", l->id);
+            return P_FAIL;
+        }
+        if (k == 10 && changed(m, L)) {
+            snprintf(why, wn, "rows staged under %s after its freeze", l->id);
+            return P_FAIL;
+        }
+        return P_OK;
+    }
+    return P_OK;
+}
+
+/* the effect of statement k of L having succeeded */
+static void apply_stmt(model *m, int L, int k)
+{
+    load *l = &m->l[L];
+    switch (k) {
+    case 2:
+        m->holder = L;
+        break;
+    case 4:
+        if (!l->sealed) {
+            l->npend = dedup(L, l->pend);
+            l->has_pending = 1;
+            l->pending_unknown = 0;
+        }
+        break;
+    case 5:
+        if (!l->sealed) {
+            l->sealed = 1;
+            if (l->pending_unknown || !l->has_pending)
+                l->nfroz = dedup(L, l->froz);
+            else
+                memcpy(l->froz, l->pend, sizeof l->froz), l->nfroz = l->npend;
+            l->staged_at_freeze = nstaged(m, L);
+            l->freeze_seq = g_step_now;
+        }
+        break;
+    case 10:
+        if (!l->committed)
+            commit(m, L);
+        break;
+    case 12:
+        m->holder = -1;
+        break;
+    }
+}
+
+/* abandon (a procedure under the lease): fails when the lease is held, or (holding it then) for
+ * a committed load; else the load is as if never run: no manifest, no freeze, no errors */
+static int model_abandon(model *m, int L, char *why, size_t wn)
+{
+    if (!valid_id(m->l[L].id)) {
+        snprintf(why, wn, "'%s' is not a load id", m->l[L].id);
+        return 1;
+    }
+    if (m->holder >= 0) {
+        snprintf(why, wn, "the lease is held by %s", m->l[m->holder].id);
+        return 1;
+    }
+    if (m->l[L].committed) {
+        m->holder = L;
+        snprintf(why, wn, "%s is committed", m->l[L].id);
+        return 3;
+    }
+    load *l = &m->l[L];
+    l->sealed = l->has_pending = l->pending_unknown = 0;
+    l->npend = l->nfroz = l->staged_at_freeze = 0;
+    return 0;
+}
+
+/* move-late: the rows staged under the frozen L after its freeze go to T (coordinates and
+ * _load_ts kept); fails when the lease is held, or (holding it then) when L is not frozen or T
+ * is not a new load id */
+static int model_move(model *m, int L, int T, char *why, size_t wn)
+{
+    if (!valid_id(m->l[L].id)) {
+        snprintf(why, wn, "'%s' is not a load id", m->l[L].id);
+        return 1;
+    }
+    if (m->holder >= 0) {
+        snprintf(why, wn, "the lease is held by %s", m->l[m->holder].id);
+        return 1;
+    }
+    if (!m->l[L].sealed || !valid_id(m->l[T].id) || T == L || m->l[T].sealed || m->l[T].committed) {
+        m->holder = L;
+        snprintf(why, wn, "%s is not frozen, or %s is not a new load", m->l[L].id, m->l[T].id);
+        return 3;
+    }
+    for (int r = 0; r < g_nrow; r++)
+        if (g_row[r].staged && g_row[r].load == L && g_row[r].seq > m->l[L].freeze_seq)
+            g_row[r].load = T;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the expected state after a step, as the reads print it (tagged TSV lines, sorted; 'e' lines
+ * are error rows that may or may not be there yet: those of a frozen load not committed) */
+static void hex(buf *b, const char *s)
+{
+    static const char H[] = "0123456789ABCDEF";
+    for (; *s; s++) {
+        char t[2] = {H[(unsigned char)*s >> 4], H[(unsigned char)*s & 15]};
+        bputn(b, t, 2);
+    }
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+typedef struct {
+    char **v;
+    int n, cap;
+} lines;
+static void lines_add(lines *ls, const char *s, size_t n)
+{
+    if (ls->n == ls->cap) {
+        ls->cap = ls->cap ? ls->cap * 2 : 32;
+        ls->v = realloc(ls->v, (size_t)ls->cap * sizeof *ls->v);
+        if (!ls->v)
+            fatal("out of memory");
+    }
+    char *t = malloc(n + 1);
+    if (!t)
+        fatal("out of memory");
+    memcpy(t, s, n);
+    t[n] = 0;
+    ls->v[ls->n++] = t;
+}
+static void lines_free(lines *ls)
+{
+    for (int i = 0; i < ls->n; i++)
+        free(ls->v[i]);
+    free(ls->v);
+    memset(ls, 0, sizeof *ls);
+}
+static void lines_split(lines *ls, const char *text)
+{
+    const char *p = text;
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        lines_add(ls, p, n);
+        p += n + (e ? 1 : 0);
+    }
+}
+
+static char *render_expected(const model *m)
+{
+    lines ls = {0};
+    buf b = {0};
+    for (int o = 0; o < NORD; o++) {
+        const version *v = &m->cur[o];
+        if (!v->present)
+            continue;
+        const msg *x = &g_msg[v->msg];
+        char ts[32];
+        fmt_ts(ts, sizeof ts, v->ts);
+        b.len = 0;
+        bprintf(&b, "V\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", g_order_id[o], x->user, x->status,
+                x->created, x->updated, x->money[0], x->money[1], x->money[2], x->money[3], x->items, x->snap,
+                m->l[v->load].id, ts);
+        lines_add(&ls, b.s, b.len);
+    }
+    for (int L = 0; L < m->nl; L++) {
+        const load *l = &m->l[L];
+        if (l->committed) {
+            b.len = 0;
+            bprintf(&b, "L\t%d\t%s", l->delta, l->id);
+            for (int i = 0; i < NFIG; i++)
+                bprintf(&b, "\t%ld", l->fig[i]);
+            lines_add(&ls, b.s, b.len);
+        }
+        if (l->sealed) {
+            b.len = 0;
+            bprintf(&b, "F\t%s", l->id);
+            lines_add(&ls, b.s, b.len);
+            for (int i = 0; i < l->nfroz; i++) {
+                const row *r = &g_row[l->froz[i]];
+                const msg *x = &g_msg[r->msg];
+                if (x->cls == CLS_OK)
+                    continue;
+                b.len = 0;
+                bprintf(&b, "%c\t%s\t%s\t%d\t%ld\t%s\t", l->committed ? 'E' : 'e', l->id, TOPICS[r->topic], r->part,
+                        r->off, CLS_NAME[x->cls]);
+                hex(&b, x->raw);
+                lines_add(&ls, b.s, b.len);
+            }
+        }
+    }
+    if (m->holder >= 0) {
+        b.len = 0;
+        bprintf(&b, "H\t%s", m->l[m->holder].id);
+        lines_add(&ls, b.s, b.len);
+    }
+    lines_add(&ls, "P\t0", 3);
+    qsort(ls.v, (size_t)ls.n, sizeof *ls.v, cmp_str);
+    b.len = 0;
+    for (int i = 0; i < ls.n; i++) {
+        bputs(&b, ls.v[i]);
+        bputs(&b, "\n");
+    }
+    lines_free(&ls);
+    return b.s ? b.s : xstrdup("");
+}
+
+static const char *section_name(char tag)
+{
+    switch (tag) {
+    case 'V': return "order_v";
+    case 'L': return "ledger";
+    case 'E':
+    case 'e': return "errors";
+    case 'H': return "lease";
+    case 'F': return "frozen";
+    case 'P': return "rows outside their created_at day's partition";
+    }
+    return "reads";
+}
+
+static void clip(buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (n > 400) {
+        bputn(b, s, 400);
+        bputs(b, "…");
+    } else {
+        bputs(b, s);
+    }
+}
+
+/* Compares what the reads printed with the expected state; on a difference, says what differed
+ * (missing and unexpected lines of the first section that differs). 0 when equal. */
+static int compare_state(const char *expected, const char *actual, buf *why)
+{
+    lines e = {0}, a = {0};
+    lines_split(&e, expected);
+    lines_split(&a, actual);
+    qsort(a.v, (size_t)a.n, sizeof *a.v, cmp_str);
+    int bad = 0;
+    /* an error row recorded twice */
+    for (int i = 1; i < a.n && !bad; i++)
+        if (a.v[i][0] == 'E' && !strcmp(a.v[i], a.v[i - 1])) {
+            bprintf(why, "errors: a row recorded twice: ");
+            clip(why, a.v[i]);
+            bad = 1;
+        }
+    /* every expected line but 'e' once; 'e' lines may appear as 'E' lines */
+    char *used = calloc((size_t)a.n + 1, 1);
+    for (int i = 0; i < e.n && !bad; i++) {
+        const char *x = e.v[i];
+        int opt = x[0] == 'e', found = 0;
+        for (int j = 0; j < a.n && !found; j++) {
+            if (used[j])
+                continue;
+            if (opt ? a.v[j][0] == 'E' && !strcmp(a.v[j] + 1, x + 1) : !strcmp(a.v[j], x))
+                used[j] = 1, found = 1;
+        }
+        if (!found && !opt) {
+            bprintf(why, "%s: missing ", section_name(x[0]));
+            clip(why, x);
+            /* the line of the same section that is there instead, if any */
+            for (int j = 0; j < a.n; j++)
+                if (!used[j] && a.v[j][0] == x[0]) {
+                    int expected_too = 0;
+                    for (int k = 0; k < e.n && !expected_too; k++)
+                        expected_too = !strcmp(e.v[k], a.v[j]);
+                    if (expected_too)
+                        continue;
+                    bprintf(why, "; there instead: ");
+                    clip(why, a.v[j]);
+                    break;
+                }
+            bad = 1;
+        }
+    }
+    for (int j = 0; j < a.n && !bad; j++)
+        if (!used[j]) {
+            bprintf(why, "%s: unexpected ", section_name(a.v[j][0]));
+            clip(why, a.v[j]);
+            bad = 1;
+        }
+    free(used);
+    lines_free(&e);
+    lines_free(&a);
+    return bad;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* steps: what the generator plans and the executor runs */
+typedef struct {
+    int op, load, load2, a, b, delay, table, solo, proc;
+    int nrows, kinds[8]; /* stage: how many rows, and what kind each is (R_...) */
+    int row0;            /* stage: its rows in g_row, once generated */
+    /* outcome */
+    int stop_k;   /* run/kill: the statement it stopped at (0: ran to its end) */
+    int killed;   /* kill: 0 exited by itself, 1 before the statement, 2 inside it, 3 after it */
+    char *exp;    /* the expected state after it */
+    char desc[320];
+} step;
+
+static step g_step[MAXSTEP];
+static int g_nstep;
+
+enum { R_NEW, R_SPELT, R_RESEND, R_REDELIVER, R_CONFLICT, R_NAO, R_KEYSET, R_FIELD, R_NKINDS };
+
+/* coordinates: a fresh offset per topic and partition */
+static long g_next_off[2][3];
+
+static void gen_rows(step *s)
+{
+    s->row0 = g_nrow;
+    for (int i = 0; i < s->nrows; i++) {
+        if (g_nrow >= MAXROW)
+            fatal("too many rows");
+        row *r = &g_row[g_nrow];
+        memset(r, 0, sizeof *r);
+        r->load = s->load;
+        r->seq = (int)(s - g_step);
+        int kind = s->kinds[i];
+        /* a row staged earlier (of this load preferably), for the kinds that need one */
+        int earlier[MAXROW], ne = 0, mine[MAXROW], nm = 0;
+        for (int q = 0; q < g_nrow; q++) {
+            if (g_row[q].seq == r->seq)
+                continue;
+            earlier[ne++] = q;
+            if (g_row[q].load == s->load)
+                mine[nm++] = q;
+        }
+        if ((kind == R_RESEND || kind == R_REDELIVER || kind == R_CONFLICT) && ne == 0)
+            kind = R_NEW;
+        int base = nm && pct(80) ? mine[rn(nm)] : ne ? earlier[rn(ne)] : -1;
+        switch (kind) {
+        case R_NEW: r->msg = gen_valid(0); break;
+        case R_SPELT: r->msg = gen_valid(1); break;
+        case R_RESEND: r->msg = g_row[base].msg; break;
+        case R_REDELIVER:
+        case R_CONFLICT:
+            r->topic = g_row[base].topic;
+            r->part = g_row[base].part;
+            r->off = g_row[base].off;
+            r->msg = g_row[base].msg;
+            if (kind == R_CONFLICT)
+                while (r->msg == g_row[base].msg)
+                    r->msg = pct(70) ? gen_valid(pct(30)) : gen_invalid(1 + rn(3));
+            g_nrow++;
+            continue;
+        case R_NAO: r->msg = gen_invalid(CLS_NAO); break;
+        case R_KEYSET: r->msg = gen_invalid(CLS_KEYSET); break;
+        default: r->msg = gen_invalid(CLS_FIELD); break;
+        }
+        r->topic = pct(80) ? 0 : 1;
+        r->part = rn(3);
+        r->off = g_next_off[r->topic][r->part]++;
+        g_nrow++;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the generator: weighted operations chosen on the modelled state, biased towards commits and
+ * towards the dangerous sequences (late rows, zombies, kills in 4, 5, 9, 10) */
+enum { K_REAL, K_TYPO, K_EMPTY, K_INVALID, K_NOROWS, K_NEW };
+
+static step g_plan[MAXPLAN];
+static int g_plan_n, g_plan_head;
+static int g_ops, g_ops_max;
+static int g_nreal;
+static int g_proc_next = 1;
+static char g_proc_dead[1024];
+static int g_stop_at[MAXLOAD]; /* where the last run of a load stopped: 0 none/finished, k */
+
+static int add_load(const char *id, int kind)
+{
+    if (M.nl >= MAXLOAD)
+        return -1;
+    load *l = &M.l[M.nl];
+    memset(l, 0, sizeof *l);
+    snprintf(l->id, sizeof l->id, "%s", id);
+    l->kind = kind;
+    return M.nl++;
+}
+
+static int load_of_kind(int kind)
+{
+    for (int i = 0; i < M.nl; i++)
+        if (M.l[i].kind == kind)
+            return i;
+    char id[160];
+    switch (kind) {
+    case K_TYPO: snprintf(id, sizeof id, "%s-typo", M.l[0].id); break;
+    case K_EMPTY: id[0] = 0; break;
+    case K_INVALID: {
+        static const char *const BAD[] = {"bad id", "-L1", "L1;DROP", "ünicode"};
+        int w = rn(5);
+        if (w < 4)
+            snprintf(id, sizeof id, "%s", BAD[w]);
+        else { /* 129 characters: one too many */
+            memset(id, 'x', 129);
+            id[129] = 0;
+        }
+        break;
+    }
+    case K_NOROWS: snprintf(id, sizeof id, "never-staged.%d", rn(100)); break;
+    default: snprintf(id, sizeof id, "late+%d", M.nl); break;
+    }
+    return add_load(id, kind);
+}
+
+static step *plan(int op, int L)
+{
+    if (g_plan_n >= MAXPLAN)
+        return NULL;
+    step *s = &g_plan[g_plan_n++];
+    memset(s, 0, sizeof *s);
+    s->op = op;
+    s->load = L;
+    s->proc = g_proc_next++;
+    s->solo = pct(12);
+    return s;
+}
+
+static void plan_run(int L, int a, int b)
+{
+    step *s = plan(OP_RUN, L);
+    if (s)
+        s->a = a, s->b = b;
+}
+
+static void plan_stage(int L, int late)
+{
+    step *s = plan(OP_STAGE, L);
+    if (!s)
+        return;
+    s->nrows = late ? range(1, 2) : range(1, 5);
+    static const int W[R_NKINDS] = {40, 10, 10, 8, 3, 6, 5, 6};
+    for (int i = 0; i < s->nrows; i++)
+        s->kinds[i] = pick(W, R_NKINDS);
+    if (late && pct(50)) /* a late row at a frozen coordinate: redelivered, or other bytes */
+        s->kinds[0] = pct(50) ? R_REDELIVER : R_CONFLICT;
+}
+
+static int kill_stmt(void)
+{
+    static const int W[NSTMT + 1] = {0, 3, 6, 5, 14, 14, 3, 5, 5, 14, 14, 3, 5};
+    return pick(W, NSTMT + 1);
+}
+
+static void plan_kill(int L, int k)
+{
+    if (k > 1)
+        plan_run(L, 1, k - 1);
+    step *s = plan(OP_KILL, L);
+    if (!s)
+        return;
+    s->a = k;
+    s->solo = 1;
+}
+
+/* the first real load not committed, or -1 */
+static int current_load(void)
+{
+    for (int i = 0; i < g_nreal; i++)
+        if (!M.l[i].committed)
+            return i;
+    return -1;
+}
+
+static void choose_op(void)
+{
+    int c = current_load();
+    if (c >= 0 && nstaged(&M, c) == 0 && !M.l[c].sealed) {
+        plan_stage(c, 0);
+        if (pct(60))
+            plan_run(c, 1, NSTMT);
+        return;
+    }
+    int sealed_open = other_open(&M, -1);
+    int any_sealed = -1, any_stopped = -1, late_load = -1, other = -1;
+    for (int i = 0; i < M.nl; i++) {
+        if (M.l[i].sealed && (any_sealed < 0 || pct(50)))
+            any_sealed = i;
+        if (g_stop_at[i] && (any_stopped < 0 || pct(50)))
+            any_stopped = i;
+        if (M.l[i].sealed && changed(&M, i))
+            late_load = i;
+    }
+    for (int i = 0; i < g_nreal; i++)
+        if (i != c && !M.l[i].committed && (other < 0 || pct(50)))
+            other = i;
+    enum { W_STAGE, W_RUN, W_PREFIX, W_KILL, W_CONT, W_INTER, W_OPT, W_CLEAR, W_ABANDON, W_LATE, W_MOVE, W_WEIRD, W_N };
+    int w[W_N] = {0};
+    w[W_STAGE] = c >= 0 && !M.l[c].sealed ? 12 : 0;
+    w[W_RUN] = c >= 0 ? 30 : 4;
+    w[W_PREFIX] = c >= 0 ? 7 : 0;
+    w[W_KILL] = c >= 0 ? 12 : 2;
+    w[W_CONT] = any_stopped >= 0 ? 14 : 0;
+    w[W_INTER] = c >= 0 && other >= 0 ? 7 : 0;
+    w[W_OPT] = 5;
+    w[W_CLEAR] = M.holder >= 0 ? 16 : 1;
+    w[W_ABANDON] = sealed_open >= 0 ? 5 : any_sealed >= 0 ? 1 : 0;
+    w[W_LATE] = any_sealed >= 0 ? 6 : 0;
+    w[W_MOVE] = late_load >= 0 && g_move ? 14 : 0;
+    w[W_WEIRD] = 4;
+    if (!g_abandon)
+        w[W_ABANDON] = 0;
+    int L = c >= 0 ? c : rn(g_nreal);
+    switch (pick(w, W_N)) {
+    case W_STAGE:
+        plan_stage(L, 0);
+        break;
+    case W_RUN:
+        if (M.holder >= 0 && M.holder != L && pct(70))
+            plan(OP_CLEAR, -1);
+        plan_run(L, 1, NSTMT);
+        break;
+    case W_PREFIX: {
+        static const int W[NSTMT] = {0, 2, 3, 8, 8, 3, 3, 3, 9, 8, 3, 1};
+        plan_run(L, 1, pick(W, NSTMT));
+        break;
+    }
+    case W_KILL: {
+        if (M.holder >= 0 && pct(80))
+            plan(OP_CLEAR, -1);
+        int k = kill_stmt();
+        plan_kill(L, k);
+        if (pct(50)) { /* the continuation: a zombie at the killed statement, or a retry */
+            if (pct(50) && k < NSTMT)
+                plan_run(L, k, NSTMT);
+            else {
+                plan(OP_CLEAR, -1);
+                plan_run(L, 1, NSTMT);
+            }
+        }
+        break;
+    }
+    case W_CONT: {
+        int k = g_stop_at[any_stopped];
+        int w3[3] = {k < NSTMT ? 45 : 0, 35, 20};
+        switch (pick(w3, 3)) {
+        case 0: plan_run(any_stopped, k, NSTMT); break;
+        case 1:
+            plan(OP_CLEAR, -1);
+            plan_run(any_stopped, 1, NSTMT);
+            break;
+        default: plan_run(any_stopped, 1, NSTMT); break;
+        }
+        break;
+    }
+    case W_INTER: {
+        /* two loads, statement by statement in chunks, each chunk its own run */
+        if (nstaged(&M, other) == 0)
+            plan_stage(other, 0);
+        if (M.holder >= 0)
+            plan(OP_CLEAR, -1);
+        int na = 1, nb = 1, pa = g_proc_next++, pb = g_proc_next++;
+        while (na <= NSTMT || nb <= NSTMT) {
+            int useA = nb > NSTMT || (na <= NSTMT && pct(50));
+            int *n = useA ? &na : &nb;
+            int len = pct(40) ? 1 : range(1, 5);
+            int e = *n + len - 1 > NSTMT ? NSTMT : *n + len - 1;
+            step *s = plan(OP_RUN, useA ? L : other);
+            if (!s)
+                break;
+            s->a = *n;
+            s->b = e;
+            s->proc = useA ? pa : pb;
+            *n = e + 1;
+        }
+        break;
+    }
+    case W_OPT: {
+        step *s = plan(OP_OPTIMIZE, -1);
+        if (s)
+            s->table = rn(2);
+        break;
+    }
+    case W_CLEAR:
+        plan(OP_CLEAR, -1);
+        if (pct(50) && any_stopped >= 0)
+            plan_run(any_stopped, 1, NSTMT);
+        break;
+    case W_ABANDON: {
+        int A = sealed_open >= 0 ? sealed_open : any_sealed;
+        if (M.holder >= 0 && pct(80))
+            plan(OP_CLEAR, -1);
+        plan(OP_ABANDON, A);
+        if (pct(50))
+            plan_run(A, 1, NSTMT);
+        break;
+    }
+    case W_LATE:
+        plan_stage(any_sealed, 1);
+        if (pct(40)) {
+            if (M.holder >= 0)
+                plan(OP_CLEAR, -1);
+            plan_run(any_sealed, 1, NSTMT);
+        }
+        break;
+    case W_MOVE: {
+        int T = -1;
+        for (int i = 0; i < g_nreal && T < 0; i++)
+            if (!M.l[i].sealed && !M.l[i].committed && i != late_load && pct(60))
+                T = i;
+        if (T < 0)
+            T = load_of_kind(K_NEW);
+        if (T < 0)
+            break;
+        if (M.holder >= 0)
+            plan(OP_CLEAR, -1);
+        step *s = plan(OP_MOVE, late_load);
+        if (s)
+            s->load2 = T;
+        if (pct(60) && !M.l[late_load].committed)
+            plan_run(late_load, 1, NSTMT);
+        plan_run(T, 1, NSTMT);
+        break;
+    }
+    default: {
+        int kinds[] = {K_EMPTY, K_INVALID, K_NOROWS, K_TYPO};
+        int kind = kinds[rn(4)];
+        int W = load_of_kind(kind);
+        if (W < 0)
+            break;
+        if (kind == K_TYPO) {
+            plan_stage(W, 0);
+            break;
+        }
+        if (kind == K_NOROWS && M.holder >= 0)
+            plan(OP_CLEAR, -1);
+        plan_run(W, 1, NSTMT);
+        break;
+    }
+    }
+}
+
+/* the next step, or -1 when the schedule is complete */
+static int gen_next(void)
+{
+    for (;;) {
+        while (g_plan_head < g_plan_n) {
+            step *p = &g_plan[g_plan_head++];
+            if (p->proc < (int)sizeof g_proc_dead && g_proc_dead[p->proc])
+                continue;
+            if (g_nstep >= MAXSTEP - 1)
+                return -1;
+            step *s = &g_step[g_nstep];
+            *s = *p;
+            if (s->op == OP_STAGE)
+                gen_rows(s);
+            return g_nstep++;
+        }
+        g_plan_n = g_plan_head = 0;
+        if (g_ops >= g_ops_max || g_nstep >= MAXSTEP - 40)
+            return -1;
+        g_ops++;
+        choose_op();
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the executor: SQL files, one chlocal process each, markers and reads written with INTO OUTFILE
+ * (kept even when a later statement fails or the process is killed) */
+static char g_dir[4096], g_db[4096], g_out[4096];
+static long g_out_off;
+static int g_nproc;
+static buf g_repro; /* the steps run, for the reproduction file */
+static buf g_log;   /* --verbose */
+static int g_first_process = 1;
+static double g_startup_est = 0.12, g_dur_est[NSTMT + 1];
+/* figures */
+static int g_kills[4], g_unsure, g_pred_fail;
+
+static void outfile(buf *b)
+{
+    bputs(b, " INTO OUTFILE ");
+    bsql(b, g_out);
+    bputs(b, " APPEND FORMAT TSV;\n");
+}
+
+static void sql_marker(buf *b, const char *tag, int i, int k)
+{
+    bprintf(b, "SELECT '%s', %d, %d, toUnixTimestamp64Micro(now64(6))", tag, i, k);
+    outfile(b);
+}
+
+static void sql_reads(buf *b, int i)
+{
+    sql_marker(b, "#S", i, 0);
+    bputs(b, "SELECT 'V', * EXCEPT (_hashdiff) FROM ods.order_v SETTINGS output_format_decimal_trailing_zeros = 1");
+    outfile(b);
+    bputs(b, "SELECT 'L', delta, _load_id, received, redelivered, accepted, stored, unchanged, stale, rejected, "
+             "not_an_object, keyset_mismatch, field_invalid FROM ods.order_loads");
+    outfile(b);
+    bputs(b, "SELECT 'E', _load_id, _topic, _partition, _offset, error_class, hex(raw) FROM ods.order_snapshot_errors");
+    outfile(b);
+    bputs(b, "SELECT 'H', _load_id FROM ods.order_lease_v");
+    outfile(b);
+    bputs(b, "SELECT 'F', _load_id FROM ods.order_frozen");
+    outfile(b);
+    bputs(b, "SELECT 'P', count() FROM ods.order_snapshot_rep WHERE _partition_id != formatDateTime(created_at, "
+             "'%Y%m%d')");
+    outfile(b);
+    sql_marker(b, "#E", i, 0);
+}
+
+static void sql_param(buf *b, const char *name, const char *v)
+{
+    bprintf(b, "SET param_%s = ", name);
+    bsql(b, v);
+    bputs(b, ";\n");
+}
+
+static void sql_stmt(buf *b, const char *text)
+{
+    bputs(b, text);
+    bputs(b, ";\n");
+}
+
+/* the SQL of step i, its statements up to last (runs) */
+static void sql_step(buf *b, int i, int last)
+{
+    step *s = &g_step[i];
+    switch (s->op) {
+    case OP_STAGE: {
+        char ts[32];
+        bputs(b, "INSERT INTO stg.orders_raw (raw, _topic, _partition, _offset, _timestamp, _key, _load_id, _load_ts) "
+                 "VALUES\n");
+        for (int r = s->row0; r < s->row0 + s->nrows; r++) {
+            const row *x = &g_row[r];
+            fmt_ts(ts, sizeof ts, x->ts);
+            bputs(b, r > s->row0 ? ",\n(" : "(");
+            bsql(b, g_msg[x->msg].raw);
+            bprintf(b, ", '%s', %d, %ld, %s, ", TOPICS[x->topic], x->part, x->off, x->off % 3 ? "NULL" : "now64(3)");
+            bsql(b, g_msg[x->msg].ord >= 0 ? g_order_id[g_msg[x->msg].ord] : "");
+            bputs(b, ", ");
+            bsql(b, M.l[x->load].id);
+            bprintf(b, ", '%s')", ts);
+        }
+        bputs(b, ";\n");
+        sql_marker(b, "#T", i, 0);
+        break;
+    }
+    case OP_RUN:
+        sql_param(b, "load_id", M.l[s->load].id);
+        for (int k = s->a; k <= last; k++) {
+            sql_stmt(b, g_stmt[k]);
+            sql_marker(b, "#R", i, k);
+        }
+        break;
+    case OP_OPTIMIZE:
+        bprintf(b, "OPTIMIZE TABLE ods.%s FINAL;\n", s->table ? "order_snapshot_hot" : "order_snapshot_rep");
+        sql_marker(b, "#T", i, 0);
+        break;
+    case OP_CLEAR:
+        bputs(b, "DROP TABLE IF EXISTS ods.order_lease;\n");
+        sql_marker(b, "#T", i, 0);
+        break;
+    case OP_ABANDON:
+        sql_param(b, "load_id", M.l[s->load].id);
+        sql_stmt(b, g_abandon);
+        sql_marker(b, "#T", i, 0);
+        break;
+    case OP_MOVE:
+        sql_param(b, "load_id", M.l[s->load].id);
+        sql_param(b, "to_load_id", M.l[s->load2].id);
+        sql_stmt(b, g_move);
+        sql_marker(b, "#T", i, 0);
+        break;
+    }
+}
+
+/* runs chlocal on a queries file; kill_after > 0: SIGKILL (its process group) after that many
+ * seconds unless it exited first. Returns the wait status; *killed when it was killed. */
+static int run_chlocal(const char *sql, const char *errpath, double kill_after, int *killed, double *elapsed)
+{
+    char chl[8300];
+    snprintf(chl, sizeof chl, "%s/chlocal", g_bin);
+    double t0 = mono();
+    pid_t pid = fork();
+    if (pid < 0)
+        fatal("fork: %s", strerror(errno));
+    if (pid == 0) {
+        setpgid(0, 0);
+        int e = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int o = open("stdout.txt", O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (e < 0 || o < 0 || dup2(e, 2) < 0 || dup2(o, 1) < 0)
+            _exit(126);
+        execl(chl, "chlocal", "--path", g_db, "--queries-file", sql, (char *)NULL);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    *killed = 0;
+    int st = 0;
+    double limit = kill_after > 0 ? kill_after : 600;
+    for (;;) {
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR)
+            fatal("waitpid: %s", strerror(errno));
+        if (mono() - t0 >= limit) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            *killed = 1;
+            break;
+        }
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    *elapsed = mono() - t0;
+    g_nproc++;
+    return st;
+}
+
+/* the output the processes appended since the last call */
+static char *read_new_output(void)
+{
+    FILE *f = fopen(g_out, "r");
+    buf b = {0};
+    bputs(&b, "");
+    if (!f)
+        return b.s;
+    fseek(f, g_out_off, SEEK_SET);
+    char tmp[65536];
+    size_t n;
+    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+        bputn(&b, tmp, n);
+    g_out_off = ftell(f);
+    fclose(f);
+    return b.s;
+}
+
+/* what a process's output says: statements completed per step, and each step's reads */
+typedef struct {
+    int done[MAXSTEP];       /* #T seen */
+    unsigned rmask[MAXSTEP]; /* bit k: statement k completed */
+    double rtime[NSTMT + 1]; /* completion time of the statements of the last step seen */
+    char *reads[MAXSTEP];    /* the read lines, tagged */
+    int have_reads[MAXSTEP];
+    double k0, k1; /* the kill markers (0 absent) */
+} parsed;
+
+static void parse_output(char *text, parsed *p)
+{
+    memset(p, 0, sizeof *p);
+    buf cur = {0};
+    int in = -1;
+    double prev_t = 0;
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = 0;
+        if (line[0] == '#') {
+            char tag[8];
+            int i = 0, k = 0;
+            long long t = 0;
+            if (sscanf(line, "%7s %d %d %lld", tag, &i, &k, &t) == 4 && i >= 0 && i < MAXSTEP) {
+                double tt = (double)t / 1e6;
+                if (!strcmp(tag, "#T"))
+                    p->done[i] = 1;
+                else if (!strcmp(tag, "#R")) {
+                    p->rmask[i] |= 1u << k;
+                    if (prev_t > 0 && k >= 1 && k <= NSTMT) {
+                        double d = tt - prev_t;
+                        g_dur_est[k] = g_dur_est[k] > 0 ? 0.5 * g_dur_est[k] + 0.5 * d : d;
+                    }
+                } else if (!strcmp(tag, "#K0"))
+                    p->k0 = tt;
+                else if (!strcmp(tag, "#K1"))
+                    p->k1 = tt;
+                else if (!strcmp(tag, "#S")) {
+                    in = i;
+                    cur.len = 0;
+                    bputs(&cur, "");
+                } else if (!strcmp(tag, "#E") && in == i) {
+                    p->reads[i] = xstrdup(cur.s);
+                    p->have_reads[i] = 1;
+                    in = -1;
+                }
+                prev_t = tt;
+            }
+        } else if (in >= 0) {
+            bputs(&cur, line);
+            bputs(&cur, "\n");
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    bfree(&cur);
+}
+
+static void parsed_free(parsed *p)
+{
+    for (int i = 0; i < MAXSTEP; i++)
+        free(p->reads[i]);
+}
+
+/* the first line of the engine's message, for a report */
+static void first_error_line(const char *errpath, char *out, size_t n)
+{
+    out[0] = 0;
+    FILE *f = fopen(errpath, "r");
+    if (!f)
+        return;
+    char line[2048];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        if (line[0]) {
+            snprintf(out, n, "%.600s", line);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static int file_contains(const char *path, const char *needle)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    buf b = {0};
+    char tmp[8192];
+    size_t n;
+    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+        bputn(&b, tmp, n);
+    fclose(f);
+    int r = b.s && strstr(b.s, needle);
+    bfree(&b);
+    return r;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* one schedule */
+static buf g_div; /* the divergence, if any */
+static int g_div_step = -1;
+
+static void diverge(int i, const char *fmt, ...)
+{
+    if (g_div.len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    char tmp[3000];
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    bputs(&g_div, tmp);
+    g_div_step = i;
+}
+
+static void describe(int i)
+{
+    step *s = &g_step[i];
+    const char *id = s->load >= 0 ? M.l[s->load].id : "";
+    switch (s->op) {
+    case OP_STAGE: {
+        char ts[32];
+        fmt_ts(ts, sizeof ts, g_row[s->row0].ts);
+        int n = snprintf(s->desc, sizeof s->desc, "stage %d row(s) under '%s' at %s:", s->nrows, id, ts);
+        for (int r = s->row0; r < s->row0 + s->nrows && n < (int)sizeof s->desc - 40; r++)
+            n += snprintf(s->desc + n, sizeof s->desc - (size_t)n, " %s/%d/%ld=m%d%s", TOPICS[g_row[r].topic],
+                          g_row[r].part, g_row[r].off, g_row[r].msg,
+                          g_msg[g_row[r].msg].cls ? "(invalid)" : "");
+        break;
+    }
+    case OP_RUN: snprintf(s->desc, sizeof s->desc, "run '%s' statements %d..%d", id, s->a, s->b); break;
+    case OP_KILL: snprintf(s->desc, sizeof s->desc, "kill '%s' inside statement %d after %d ms", id, s->a, s->delay); break;
+    case OP_OPTIMIZE: snprintf(s->desc, sizeof s->desc, "OPTIMIZE TABLE ods.%s FINAL", s->table ? "order_snapshot_hot" : "order_snapshot_rep"); break;
+    case OP_CLEAR: snprintf(s->desc, sizeof s->desc, "clear the lease (DROP TABLE IF EXISTS ods.order_lease)"); break;
+    case OP_ABANDON: snprintf(s->desc, sizeof s->desc, "abandon '%s'", id); break;
+    case OP_MOVE: snprintf(s->desc, sizeof s->desc, "move-late '%s' to '%s'", id, M.l[s->load2].id); break;
+    }
+}
+
+/* The post-hoc walk of a step that ended its process (predicted to fail, or unsure): statement
+ * by statement, the markers say what completed; the model follows and must agree. */
+static void walk_run(int i, const parsed *p, int status, const char *errpath)
+{
+    step *s = &g_step[i];
+    int L = s->load;
+    char why[512];
+    for (int k = s->a; k <= s->b; k++) {
+        int c = check_stmt(&M, L, k, why, sizeof why);
+        int done = (p->rmask[i] >> k) & 1;
+        if (c == P_UNSURE) {
+            g_unsure++;
+            c = done ? P_OK : P_FAIL;
+        }
+        if (c == P_OK) {
+            if (!done) {
+                char e[700];
+                first_error_line(errpath, e, sizeof e);
+                diverge(i, "statement %d of '%s' failed, predicted to succeed: %s", k, M.l[L].id, e);
+                return;
+            }
+            apply_stmt(&M, L, k);
+            continue;
+        }
+        /* predicted to fail here */
+        s->stop_k = k;
+        g_stop_at[L] = k;
+        if (s->proc < (int)sizeof g_proc_dead)
+            g_proc_dead[s->proc] = 1;
+        if (done) {
+            diverge(i, "statement %d of '%s' succeeded, predicted to fail (%s)", k, M.l[L].id, why);
+            return;
+        }
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 1) {
+            diverge(i, "statement %d of '%s': chlocal ended with status %d, expected 1 (%s)", k, M.l[L].id,
+                    WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), why);
+            return;
+        }
+        char pre[32];
+        snprintf(pre, sizeof pre, "transition %d/%d:", k, NSTMT);
+        if (!file_contains(errpath, pre) && !(k == 2 && !file_contains(errpath, "transition "))) {
+            char e[700];
+            first_error_line(errpath, e, sizeof e);
+            diverge(i, "statement %d of '%s' failed as predicted (%s), but its message lacks \"%s\": %s", k,
+                    M.l[L].id, why, pre, e);
+            return;
+        }
+        if (k == 1 && M.holder >= 0 && valid_id(M.l[L].id) && !file_contains(errpath, M.l[M.holder].id)) {
+            char e[700];
+            first_error_line(errpath, e, sizeof e);
+            diverge(i, "statement 1 of '%s' failed, but its message does not name the holder %s: %s", M.l[L].id,
+                    M.l[M.holder].id, e);
+        }
+        return;
+    }
+    s->stop_k = 0;
+    g_stop_at[L] = s->b < NSTMT ? s->b + 1 : 0;
+    if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+        char e[700];
+        first_error_line(errpath, e, sizeof e);
+        diverge(i, "'%s' ran statements %d..%d, then chlocal failed: %s", M.l[L].id, s->a, s->b, e);
+    }
+}
+
+/* a dry run of step i on a copy of the model: P_OK when every statement is predicted to
+ * succeed (then it is applied to the model for real), else P_FAIL/P_UNSURE and nothing changes */
+static model g_tmp;
+static int predict_step(int i)
+{
+    step *s = &g_step[i];
+    char why[512];
+    g_step_now = i;
+    switch (s->op) {
+    case OP_STAGE: {
+        int64_t t = now_ms();
+        static int64_t last;
+        if (t <= last)
+            t = last + 1;
+        last = t;
+        for (int r = s->row0; r < s->row0 + s->nrows; r++)
+            g_row[r].ts = t, g_row[r].staged = 1;
+        return P_OK;
+    }
+    case OP_RUN: {
+        g_tmp = M;
+        for (int k = s->a; k <= s->b; k++) {
+            int c = check_stmt(&g_tmp, s->load, k, why, sizeof why);
+            if (c != P_OK) {
+                if (c == P_FAIL)
+                    g_pred_fail++;
+                return c;
+            }
+            apply_stmt(&g_tmp, s->load, k);
+        }
+        M = g_tmp;
+        g_stop_at[s->load] = s->b < NSTMT ? s->b + 1 : 0;
+        return P_OK;
+    }
+    case OP_OPTIMIZE:
+        return P_OK;
+    case OP_CLEAR:
+        M.holder = -1;
+        return P_OK;
+    case OP_ABANDON:
+    case OP_MOVE: {
+        g_tmp = M;
+        int r = s->op == OP_ABANDON ? model_abandon(&g_tmp, s->load, why, sizeof why)
+                                    : model_move(&g_tmp, s->load, s->load2, why, sizeof why);
+        if (r) {
+            g_pred_fail++;
+            return P_FAIL;
+        }
+        M = g_tmp;
+        return P_OK;
+    }
+    }
+    return P_OK;
+}
+
+typedef struct {
+    buf sql;
+    int steps[MAXSTEP], nsteps; /* steps in this process, in order */
+    int reads[MAXSTEP], nreads; /* steps whose reads are in it */
+    int has_freeze;
+    int last_open; /* a step predicted to fail or unsure ends the process: walked afterwards */
+} chain;
+
+static void repro_step(int i, const char *outcome)
+{
+    bprintf(&g_repro, "step %d: %s -> %s\n", i, g_step[i].desc, outcome);
+    if (g_verbose)
+        bprintf(&g_log, "  step %d: %s -> %s\n", i, g_step[i].desc, outcome);
+}
+
+/* Runs the chain as one process and checks it: every step but an open last one must have run
+ * completely, every read must match. Returns 0, or 1 on a divergence. */
+static int flush(chain *ch)
+{
+    if (!ch->nsteps && !ch->nreads)
+        return 0;
+    char sqlpath[64], errpath[64];
+    snprintf(sqlpath, sizeof sqlpath, "p%03d.sql", g_nproc + 1);
+    snprintf(errpath, sizeof errpath, "p%03d.err", g_nproc + 1);
+    buf all = {0};
+    if (g_first_process) {
+        bputs(&all, g_schema);
+        bputs(&all, "\n");
+        g_first_process = 0;
+    }
+    bputs(&all, ch->sql.s ? ch->sql.s : "");
+    FILE *f = fopen(sqlpath, "w");
+    if (!f || fputs(all.s, f) < 0 || fclose(f) != 0)
+        fatal("cannot write %s/%s", g_dir, sqlpath);
+    bfree(&all);
+    int killed;
+    double el;
+    int st = run_chlocal(sqlpath, errpath, 0, &killed, &el);
+    char *out = read_new_output();
+    parsed *p = calloc(1, sizeof *p);
+    parse_output(out, p);
+    free(out);
+    bprintf(&g_repro, "# process %s (%.2f s, exit %d): steps", sqlpath, el, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    for (int j = 0; j < ch->nsteps; j++)
+        bprintf(&g_repro, " %d", ch->steps[j]);
+    bputs(&g_repro, "\n");
+    int bad = 0;
+    for (int j = 0; j < ch->nsteps && !bad; j++) {
+        int i = ch->steps[j];
+        step *s = &g_step[i];
+        int open = ch->last_open && j == ch->nsteps - 1;
+        if (open) {
+            if (s->op == OP_RUN) {
+                walk_run(i, p, st, errpath);
+                repro_step(i, s->stop_k ? "failed as predicted" : "ran");
+            } else { /* a procedure predicted to fail */
+                int done = p->done[i];
+                if (done || !WIFEXITED(st) || WEXITSTATUS(st) != 1) {
+                    diverge(i, "%s succeeded, predicted to fail", OP_NAME[s->op]);
+                } else {
+                    char why[512];
+                    if (s->op == OP_ABANDON)
+                        model_abandon(&M, s->load, why, sizeof why);
+                    else
+                        model_move(&M, s->load, s->load2, why, sizeof why);
+                }
+                if (s->proc < (int)sizeof g_proc_dead)
+                    g_proc_dead[s->proc] = 1;
+                repro_step(i, "failed as predicted");
+            }
+            s->exp = render_expected(&M);
+            bad = g_div.len > 0;
+            continue;
+        }
+        int ok = s->op == OP_RUN ? 1 : p->done[i];
+        if (s->op == OP_RUN)
+            for (int k = s->a; k <= s->b; k++)
+                ok &= (p->rmask[i] >> k) & 1;
+        repro_step(i, ok ? "ran" : "FAILED");
+        if (!ok) {
+            char e[700];
+            first_error_line(errpath, e, sizeof e);
+            int k = 0;
+            if (s->op == OP_RUN)
+                for (k = s->a; k <= s->b && ((p->rmask[i] >> k) & 1); k++)
+                    ;
+            if (s->op == OP_RUN)
+                diverge(i, "statement %d of '%s' failed, predicted to succeed: %s", k, M.l[s->load].id, e);
+            else
+                diverge(i, "%s failed, predicted to succeed: %s", OP_NAME[s->op], e);
+            bad = 1;
+        }
+    }
+    for (int j = 0; j < ch->nreads && !bad; j++) {
+        int i = ch->reads[j];
+        if (!p->have_reads[i]) {
+            char e[700];
+            first_error_line(errpath, e, sizeof e);
+            diverge(i, "the state after step %d could not be read: %s", i, e);
+            bad = 1;
+            break;
+        }
+        buf why = {0};
+        if (compare_state(g_step[i].exp, p->reads[i], &why)) {
+            diverge(i, "%s", why.s);
+            bad = 1;
+        }
+        bfree(&why);
+    }
+    if (!bad && WIFEXITED(st) && WEXITSTATUS(st) != 0 && !ch->last_open) {
+        char e[700];
+        first_error_line(errpath, e, sizeof e);
+        diverge(ch->nsteps ? ch->steps[ch->nsteps - 1] : -1, "chlocal failed: %s", e);
+        bad = 1;
+    }
+    parsed_free(p);
+    free(p);
+    bfree(&ch->sql);
+    memset(ch, 0, sizeof *ch);
+    return bad;
+}
+
+/* does text hold a line "TAG\t..." whose field f (the tag is field 0) is v (any, when v is NULL) */
+static int has_line(const char *text, char tag, const char *v, int f)
+{
+    for (const char *p = text; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n >= 2 && p[0] == tag && p[1] == '\t') {
+            if (!v)
+                return 1;
+            const char *q = p;
+            for (int i = 0; i < f && q; i++) {
+                q = memchr(q, '\t', (size_t)(p + n - q));
+                q = q ? q + 1 : NULL;
+            }
+            if (q) {
+                const char *qe = memchr(q, '\t', (size_t)(p + n - q));
+                size_t qn = qe ? (size_t)(qe - q) : (size_t)(p + n - q);
+                if (qn == strlen(v) && !memcmp(q, v, qn))
+                    return 1;
+            }
+        }
+        p = e ? e + 1 : NULL;
+    }
+    return 0;
+}
+
+/* a kill: statement k alone in a process, SIGKILLed after a delay; the binary outcome is read
+ * from the database, everything else must match the model */
+static int do_kill(int i)
+{
+    step *s = &g_step[i];
+    int L = s->load, k = s->a;
+    /* the delay: the engine's start, then somewhere in the statement (or just before or after it) */
+    double dur = g_dur_est[k] > 0 ? g_dur_est[k] : 0.05;
+    double d = g_startup_est + (double)range(-15, 130) / 100.0 * dur;
+    if (d < 0.01)
+        d = 0.01;
+    s->delay = (int)(d * 1000);
+    describe(i);
+    buf b = {0};
+    if (g_first_process) {
+        bputs(&b, g_schema);
+        bputs(&b, "\n");
+        g_first_process = 0;
+    }
+    sql_param(&b, "load_id", M.l[L].id);
+    sql_marker(&b, "#K0", i, k);
+    sql_stmt(&b, g_stmt[k]);
+    sql_marker(&b, "#K1", i, k);
+    char sqlpath[64], errpath[64];
+    snprintf(sqlpath, sizeof sqlpath, "p%03d.sql", g_nproc + 1);
+    snprintf(errpath, sizeof errpath, "p%03d.err", g_nproc + 1);
+    FILE *f = fopen(sqlpath, "w");
+    if (!f || fputs(b.s, f) < 0 || fclose(f) != 0)
+        fatal("cannot write %s/%s", g_dir, sqlpath);
+    bfree(&b);
+    int killed;
+    double el;
+    double t_spawn = (double)now_ms() / 1000.0;
+    int st = run_chlocal(sqlpath, errpath, d, &killed, &el);
+    char *out = read_new_output();
+    parsed *p = calloc(1, sizeof *p);
+    parse_output(out, p);
+    free(out);
+    if (p->k0 > 0) { /* learn the engine's start-up time */
+        double su = p->k0 - t_spawn;
+        if (su > 0.02 && su < 2)
+            g_startup_est = 0.7 * g_startup_est + 0.3 * su;
+    }
+    s->killed = !killed ? 0 : p->k0 == 0 ? 1 : p->k1 == 0 ? 2 : 3;
+    g_kills[s->killed]++;
+    bprintf(&g_repro, "# process %s (%.3f s, %s)\n", sqlpath, el,
+            killed ? "killed" : WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "exit 0" : "exit 1");
+    char why[512];
+    int c = check_stmt(&M, L, k, why, sizeof why);
+    g_stop_at[L] = k;
+    /* the reads, in a process of their own: the outcome decides the model */
+    chain rd = {0};
+    sql_reads(&rd.sql, i);
+    char sql2[64], err2[64];
+    snprintf(sql2, sizeof sql2, "p%03d.sql", g_nproc + 1);
+    snprintf(err2, sizeof err2, "p%03d.err", g_nproc + 1);
+    f = fopen(sql2, "w");
+    if (!f || fputs(rd.sql.s, f) < 0 || fclose(f) != 0)
+        fatal("cannot write %s/%s", g_dir, sql2);
+    bfree(&rd.sql);
+    int k2;
+    double el2;
+    int st2 = run_chlocal(sql2, err2, 0, &k2, &el2);
+    char *out2 = read_new_output();
+    parsed *p2 = calloc(1, sizeof *p2);
+    parse_output(out2, p2);
+    free(out2);
+    int bad = 0;
+    const char *outcome = "";
+    if (!p2->have_reads[i]) {
+        char e[700];
+        first_error_line(err2, e, sizeof e);
+        diverge(i, "the state after the kill could not be read (exit %d): %s", WIFEXITED(st2) ? WEXITSTATUS(st2) : -1, e);
+        bad = 1;
+    } else if (!killed) {
+        int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+        outcome = ok ? "exited before the kill: succeeded" : "exited before the kill: failed";
+        if (c == P_UNSURE)
+            c = ok ? P_OK : P_FAIL;
+        if (ok && c == P_FAIL)
+            diverge(i, "statement %d of '%s' succeeded, predicted to fail (%s)", k, M.l[L].id, why), bad = 1;
+        else if (!ok && c == P_OK) {
+            char e[700];
+            first_error_line(errpath, e, sizeof e);
+            diverge(i, "statement %d of '%s' failed, predicted to succeed: %s", k, M.l[L].id, e), bad = 1;
+        } else if (ok)
+            apply_stmt(&M, L, k);
+    } else if (s->killed == 1) {
+        outcome = "killed before the statement started";
+    } else if (s->killed == 3) {
+        outcome = "killed after the statement completed";
+        if (c == P_FAIL)
+            diverge(i, "statement %d of '%s' completed, predicted to fail (%s)", k, M.l[L].id, why), bad = 1;
+        else
+            apply_stmt(&M, L, k);
+    } else {
+        outcome = "killed inside the statement";
+        if (c != P_FAIL) {
+            /* what is binary, read from the database */
+            const char *rdx = p2->reads[i];
+            int took = -1;
+            if (k == 2)
+                took = has_line(rdx, 'H', M.l[L].id, 1);
+            else if (k == 5)
+                took = has_line(rdx, 'F', M.l[L].id, 1);
+            else if (k == 10)
+                took = has_line(rdx, 'L', M.l[L].id, 2);
+            else if (k == 12)
+                took = !has_line(rdx, 'H', NULL, 1);
+            } else if (k == 4 && !M.l[L].sealed) {
+                M.l[L].pending_unknown = 1;
+            }
+            if (took == 1)
+                apply_stmt(&M, L, k);
+            if (took >= 0)
+                outcome = took ? "killed inside the statement: took effect" : "killed inside the statement: no effect";
+        }
+    }
+    char o2[200];
+    snprintf(o2, sizeof o2, "%s", outcome);
+    repro_step(i, o2);
+    s->exp = render_expected(&M);
+    if (!bad && p2->have_reads[i]) {
+        buf why2 = {0};
+        if (compare_state(s->exp, p2->reads[i], &why2))
+            diverge(i, "%s", why2.s), bad = 1;
+        bfree(&why2);
+    }
+    parsed_free(p);
+    free(p);
+    parsed_free(p2);
+    free(p2);
+    return bad;
+}
+
+static int chain_freezes(const step *s)
+{
+    return s->op == OP_RUN ? s->a <= 5 && s->b >= 5 : s->op == OP_ABANDON || s->op == OP_MOVE;
+}
+
+/* runs one schedule; 0 passed, 1 diverged */
+static int schedule(uint64_t seed)
+{
+    g_rng = seed * 0x9e3779b97f4a7c15u + 0x5eed;
+    world_init();
+    memset(&M, 0, sizeof M);
+    M.holder = -1;
+    g_nreal = pct(15) ? 1 : range(2, 4);
+    for (int i = 0; i < g_nreal; i++) {
+        char id[64];
+        switch (rn(4)) {
+        case 0: snprintf(id, sizeof id, "2026-03-0%d/batch.%d", i + 1, rn(10)); break;
+        case 1: snprintf(id, sizeof id, "dag:orders+run_%d", i + 1); break;
+        default: snprintf(id, sizeof id, "L%d", i + 1); break;
+        }
+        add_load(id, K_REAL);
+    }
+    g_ops_max = range(6, 14);
+    chain ch = {0};
+    int deferred = -1, bad = 0;
+    int i;
+    while (!bad && (i = gen_next()) >= 0) {
+        step *s = &g_step[i];
+        if (s->op == OP_KILL) {
+            if (flush(&ch)) {
+                bad = 1;
+                break;
+            }
+            if (deferred >= 0) { /* the reads of a failed step before the kill */
+                sql_reads(&ch.sql, deferred);
+                ch.reads[ch.nreads++] = deferred;
+                deferred = -1;
+                if (flush(&ch)) {
+                    bad = 1;
+                    break;
+                }
+            }
+            bad = do_kill(i);
+            continue;
+        }
+        if ((s->solo || g_nochain || (s->op == OP_STAGE && ch.has_freeze)) && ch.nsteps && flush(&ch)) {
+            bad = 1;
+            break;
+        }
+        if (deferred >= 0) {
+            sql_reads(&ch.sql, deferred);
+            ch.reads[ch.nreads++] = deferred;
+            deferred = -1;
+        }
+        int pr = predict_step(i);
+        describe(i);
+        if (pr == P_OK) {
+            sql_step(&ch.sql, i, s->op == OP_RUN ? s->b : 0);
+            ch.steps[ch.nsteps++] = i;
+            ch.has_freeze |= chain_freezes(s);
+            s->exp = render_expected(&M);
+            sql_reads(&ch.sql, i);
+            ch.reads[ch.nreads++] = i;
+            if ((s->solo || g_nochain) && flush(&ch))
+                bad = 1;
+            continue;
+        }
+        /* predicted to fail somewhere, or unsure: the step ends the process, all its statements in
+         * it; its reads open the next process, once the model has followed the outcome */
+        sql_step(&ch.sql, i, s->op == OP_RUN ? s->b : 0);
+        ch.steps[ch.nsteps++] = i;
+        ch.last_open = 1;
+        if (flush(&ch)) {
+            bad = 1;
+            break;
+        }
+        deferred = i;
+    }
+    if (!bad && deferred >= 0) {
+        sql_reads(&ch.sql, deferred);
+        ch.reads[ch.nreads++] = deferred;
+        deferred = -1;
+    }
+    if (!bad)
+        bad = flush(&ch);
+    return bad || g_div.len;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the parent: the SQL from ods-ddl, schedules in parallel, the summary */
+static char *capture(char *const argv[], int *status)
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+        fatal("pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0)
+        fatal("fork: %s", strerror(errno));
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        close(fd[1]);
+        int dn = open("/dev/null", O_WRONLY);
+        if (dn >= 0)
+            dup2(dn, 2);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(fd[1]);
+    buf b = {0};
+    bputs(&b, "");
+    char tmp[8192];
+    ssize_t n;
+    while ((n = read(fd[0], tmp, sizeof tmp)) > 0)
+        bputn(&b, tmp, (size_t)n);
+    close(fd[0]);
+    waitpid(pid, status, 0);
+    return b.s;
+}
+
+static char *ods_ddl(const char *what)
+{
+    char path[8300];
+    snprintf(path, sizeof path, "%s/ods-ddl", g_bin);
+    char *argv[] = {path, (char *)what, NULL};
+    int st;
+    char *out = capture(argv, &st);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* trailing blanks and one ';' off */
+static void chop(char *s)
+{
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == ';'))
+        s[--n] = 0;
+}
+
+/* the transition's statements, split at their headings "-- K. " (K = 1..12) */
+static int split_transition(const char *text)
+{
+    const char *pos[NSTMT + 2];
+    for (int k = 1; k <= NSTMT + 1; k++) {
+        char head[16];
+        snprintf(head, sizeof head, "-- %d. ", k);
+        pos[k] = NULL;
+        for (const char *p = text; (p = strstr(p, head)); p++)
+            if (p == text || p[-1] == '\n') {
+                pos[k] = p;
+                break;
+            }
+    }
+    if (pos[NSTMT + 1])
+        return -1; /* a 13th statement */
+    for (int k = 1; k <= NSTMT; k++)
+        if (!pos[k] || (k > 1 && pos[k] <= pos[k - 1]))
+            return -1;
+    for (int k = 1; k <= NSTMT; k++) {
+        const char *end = k < NSTMT ? pos[k + 1] : text + strlen(text);
+        g_stmt[k] = strndup(pos[k], (size_t)(end - pos[k]));
+        chop(g_stmt[k]);
+    }
+    return 0;
+}
+
+static void usage_error(const char *fmt, const char *arg)
+{
+    fputs("sched: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (try --help)\n", stderr);
+    exit(2);
+}
+
+static int parse_num(const char *s, uint64_t *v)
+{
+    char *e;
+    errno = 0;
+    if (!s || !*s || *s == '-')
+        return -1;
+    unsigned long long x = strtoull(s, &e, 10);
+    if (*e || errno)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+static void print_messages(uint64_t seed, int n)
+{
+    g_rng = seed * 0x9e3779b97f4a7c15u + 0x5eed;
+    world_init();
+    for (int i = 0; i < n; i++) {
+        int w = rn(10), m;
+        if (w < 5)
+            m = gen_valid(pct(40));
+        else
+            m = gen_invalid(1 + rn(3));
+        const msg *x = &g_msg[m];
+        if (x->cls == CLS_OK)
+            printf("\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", g_order_id[x->ord], x->user, x->status, x->created,
+                   x->updated, x->money[0], x->money[1], x->money[2], x->money[3], x->items, x->snap);
+        else
+            printf("%s\t\t\t\t\t\t\t\t\t\t\t", CLS_NAME[x->cls]);
+        /* the raw bytes, hex (they may hold a newline or a tab) */
+        buf b = {0};
+        bputs(&b, "");
+        hex(&b, x->raw);
+        printf("\t%s\n", b.s);
+        bfree(&b);
+        if (g_nmsg > MAXMSG - 20) { /* a fresh world now and then, so the set keeps growing */
+            for (int j = 0; j < g_nmsg; j++)
+                free(g_msg[j].raw);
+            g_nmsg = 0;
+            world_init();
+        }
+    }
+}
+
+static void rm_rf(const char *path)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        execlp("rm", "rm", "-rf", "--", path, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    if (pid > 0)
+        waitpid(pid, &st, 0);
+}
+
+/* the child for one seed: runs it and writes one result line to fd */
+static void child(uint64_t seed, int fd)
+{
+    snprintf(g_dir, sizeof g_dir, "%s/seed-%llu", g_work, (unsigned long long)seed);
+    rm_rf(g_dir);
+    if (mkdir(g_dir, 0755) != 0 || chdir(g_dir) != 0)
+        fatal("cannot create %s: %s", g_dir, strerror(errno));
+    snprintf(g_db, sizeof g_db, "%s/db", g_dir);
+    snprintf(g_out, sizeof g_out, "%s/out.tsv", g_dir);
+    bprintf(&g_repro, "# sched --bin %s --work DIR --seed %llu --count 1%s%s\n", g_bin, (unsigned long long)seed,
+            g_sabotage ? " --sabotage " : "", g_sabotage ? SAB_NAME[g_sabotage] : "");
+    double t0 = mono();
+    int bad = schedule(seed);
+    double el = mono() - t0;
+    /* the reproduction: the steps run, the messages they staged */
+    bputs(&g_repro, "# loads:");
+    for (int L = 0; L < M.nl; L++)
+        bprintf(&g_repro, " '%s'", M.l[L].id);
+    bputs(&g_repro, "\n# orders:");
+    for (int o = 0; o < NORD; o++)
+        bprintf(&g_repro, " %s(created %s)", g_order_id[o], g_created[o]);
+    bputs(&g_repro, "\n");
+    for (int m = 0; m < g_nmsg; m++)
+        bprintf(&g_repro, "# m%d %s: %s\n", m, g_msg[m].cls ? CLS_NAME[g_msg[m].cls] : "valid", g_msg[m].raw);
+    char rp[8300];
+    snprintf(rp, sizeof rp, "%s/repro.txt", g_dir);
+    FILE *f = fopen(rp, "w");
+    if (f) {
+        if (bad)
+            fprintf(f, "# DIVERGED at step %d: %s\n", g_div_step, g_div.s);
+        fputs(g_repro.s, f);
+        fclose(f);
+    }
+    int commits = M.ndelta;
+    buf line = {0};
+    bprintf(&line, "R %d %d %d %d %d %d %d %d %d %d %.3f\n", bad, g_nstep, g_nproc, commits, g_kills[0], g_kills[1],
+            g_kills[2], g_kills[3], g_unsure, g_pred_fail, el);
+    if (bad)
+        bprintf(&line, "D seed %llu: step %d: %s (repro: %s)\n", (unsigned long long)seed, g_div_step, g_div.s, rp);
+    if (g_verbose)
+        bprintf(&line, "T seed %llu: %d steps, %d processes, %d commits, %.2f s\n%s", (unsigned long long)seed, g_nstep,
+                g_nproc, commits, el, g_log.s ? g_log.s : "");
+    if (write(fd, line.s, line.len) < 0)
+        _exit(3);
+    close(fd);
+    if (!bad && !g_keep) {
+        if (chdir(g_work) == 0)
+            rm_rf(g_dir);
+    }
+    _exit(0);
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t seed = 1, count = 1, jobs = 2, printn = 0;
+    int have_bin = 0, have_work = 0, printing = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(USAGE, stdout);
+            return 0;
+        } else if (!strcmp(a, "--verbose")) {
+            g_verbose = 1;
+        } else if (!strcmp(a, "--keep")) {
+            g_keep = 1;
+        } else if (!strcmp(a, "--no-chain")) {
+            g_nochain = 1;
+        } else if (!strcmp(a, "--bin") || !strcmp(a, "--work") || !strcmp(a, "--seed") || !strcmp(a, "--count") ||
+                   !strcmp(a, "--jobs") || !strcmp(a, "--sabotage") || !strcmp(a, "--print-messages")) {
+            if (!v)
+                usage_error("%s needs a value", a);
+            i++;
+            if (!strcmp(a, "--bin")) {
+                if (!realpath(v, g_bin))
+                    usage_error("bad value for --bin: %s (no such directory)", v);
+                have_bin = 1;
+            } else if (!strcmp(a, "--work")) {
+                mkdir(v, 0755);
+                if (!realpath(v, g_work))
+                    usage_error("bad value for --work: %s (cannot create it)", v);
+                if (strchr(g_work, '\'') || strchr(g_work, '\\'))
+                    usage_error("bad value for --work: %s (no quotes or backslashes)", v);
+                have_work = 1;
+            } else if (!strcmp(a, "--sabotage")) {
+                int found = 0;
+                for (int s = 1; s < (int)(sizeof SAB_NAME / sizeof *SAB_NAME); s++)
+                    if (!strcmp(v, SAB_NAME[s]))
+                        g_sabotage = s, found = 1;
+                if (!found)
+                    usage_error("bad value for --sabotage: %s (expected skip-lease, no-staging-check, no-seal or "
+                                "no-commit)",
+                                v);
+            } else {
+                uint64_t x;
+                if (parse_num(v, &x) != 0 || (strcmp(a, "--seed") && x == 0))
+                    usage_error(!strcmp(a, "--seed") ? "bad value for --seed: %s (expected a whole number)"
+                                                     : "bad value: %s (expected a whole number >= 1)",
+                                v);
+                if (!strcmp(a, "--seed"))
+                    seed = x;
+                else if (!strcmp(a, "--count"))
+                    count = x;
+                else if (!strcmp(a, "--jobs"))
+                    jobs = x;
+                else
+                    printn = x, printing = 1;
+            }
+        } else {
+            usage_error("unknown option: %s", a);
+        }
+    }
+    if (printing) {
+        print_messages(seed, (int)printn);
+        return 0;
+    }
+    if (!have_bin)
+        usage_error("%s", "--bin DIR is required");
+    if (!have_work)
+        usage_error("%s", "--work DIR is required");
+    if (jobs > 64)
+        jobs = 64;
+
+    char *tr = ods_ddl("transition");
+    if (!tr || split_transition(tr) != 0) {
+        fprintf(stderr, "sched: %s/ods-ddl transition does not print the 12 statements (\"-- K. \" headings)\n", g_bin);
+        return 1;
+    }
+    free(tr);
+    g_schema = ods_ddl("schema");
+    if (!g_schema) {
+        fprintf(stderr, "sched: %s/ods-ddl schema failed\n", g_bin);
+        return 1;
+    }
+    g_abandon = ods_ddl("abandon");
+    g_move = ods_ddl("move-late");
+    if (g_abandon)
+        chop(g_abandon);
+    if (g_move)
+        chop(g_move);
+    if (g_sabotage) {
+        int k = SAB_STMT[g_sabotage];
+        char t[64];
+        snprintf(t, sizeof t, "-- %d. sabotaged\nSELECT 'sabotaged'", k);
+        free(g_stmt[k]);
+        g_stmt[k] = xstrdup(t);
+    }
+    if (!g_abandon || !g_move)
+        fprintf(stderr, "sched: ods-ddl has no %s: schedules leave it out\n",
+                !g_abandon && !g_move ? "abandon or move-late" : !g_abandon ? "abandon" : "move-late");
+
+    double t0 = mono();
+    uint64_t next = 0, ran = 0, diverged = 0;
+    long tot[11] = {0};
+    int commits_hist[4] = {0};
+    double sched_time = 0;
+    typedef struct {
+        pid_t pid;
+        int fd;
+        uint64_t seed;
+    } slot;
+    slot *sl = calloc(jobs, sizeof *sl);
+    uint64_t running = 0;
+    fflush(stdout);
+    while (next < count || running) {
+        while (next < count && running < jobs) {
+            int fd[2];
+            if (pipe(fd) != 0)
+                fatal("pipe: %s", strerror(errno));
+            uint64_t s = seed + next++;
+            pid_t pid = fork();
+            if (pid < 0)
+                fatal("fork: %s", strerror(errno));
+            if (pid == 0) {
+                close(fd[0]);
+                child(s, fd[1]);
+            }
+            close(fd[1]);
+            for (uint64_t j = 0; j < jobs; j++)
+                if (!sl[j].pid) {
+                    sl[j].pid = pid, sl[j].fd = fd[0], sl[j].seed = s;
+                    break;
+                }
+            running++;
+        }
+        /* the child writes its result line before it exits: read it, then reap */
+        int st;
+        pid_t pid = wait(&st);
+        if (pid < 0)
+            fatal("wait: %s", strerror(errno));
+        for (uint64_t j = 0; j < jobs; j++) {
+            if (sl[j].pid != pid)
+                continue;
+            buf b = {0};
+            bputs(&b, "");
+            char tmp[8192];
+            ssize_t n;
+            while ((n = read(sl[j].fd, tmp, sizeof tmp)) > 0)
+                bputn(&b, tmp, (size_t)n);
+            close(sl[j].fd);
+            ran++;
+            int got = 0;
+            for (char *line = b.s; line && *line;) {
+                char *nl = strchr(line, '\n');
+                if (nl)
+                    *nl = 0;
+                if (line[0] == 'R') {
+                    int v[10];
+                    double el;
+                    if (sscanf(line, "R %d %d %d %d %d %d %d %d %d %d %lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                               &v[6], &v[7], &v[8], &v[9], &el) == 11) {
+                        got = 1;
+                        if (v[0])
+                            diverged++;
+                        for (int q = 1; q < 10; q++)
+                            tot[q] += v[q];
+                        commits_hist[v[3] > 3 ? 3 : v[3]]++;
+                        sched_time += el;
+                    }
+                } else if (line[0] == 'D') {
+                    printf("%s\n", line + 2);
+                } else if (line[0] == 'T') {
+                    fprintf(stderr, "%s\n", line + 2);
+                } else if (g_verbose) {
+                    fprintf(stderr, "%s\n", line);
+                }
+                line = nl ? nl + 1 : NULL;
+            }
+            if (!got) {
+                diverged++;
+                printf("seed %llu: the schedule could not run (status %d); see %s/seed-%llu\n",
+                       (unsigned long long)sl[j].seed, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), g_work,
+                       (unsigned long long)sl[j].seed);
+            }
+            fflush(stdout);
+            bfree(&b);
+            sl[j].pid = 0;
+            running--;
+        }
+    }
+    double el = mono() - t0;
+    printf("figures: %ld steps, %ld chlocal processes, %ld commits (schedules committing 0: %d, 1: %d, 2: %d, 3+: "
+           "%d), %ld kills (before the statement %ld, inside it %ld, after it %ld, exited first %ld), %ld predicted "
+           "failures, %ld unsure outcomes; %.1f s (%.2f s a schedule)\n",
+           tot[1], tot[2], tot[3], commits_hist[0], commits_hist[1], commits_hist[2], commits_hist[3],
+           tot[4] + tot[5] + tot[6] + tot[7], tot[5], tot[6], tot[7], tot[4], tot[9], tot[8], el,
+           ran ? sched_time / (double)ran : 0.0);
+    printf("schedules: %llu run, %llu diverged\n", (unsigned long long)ran, (unsigned long long)diverged);
+    return diverged ? 1 : 0;
+}
