@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # 80-typing: what typing costs in the transition (issue 15, "Speed"). One load of 500 000
 # realistic messages (scaled; orders-gen, 2 % dirty, every order new) through the WHOLE
-# transition (`ods-ddl transition`, all 7 statements in one chlocal) typed three ways, side by
+# transition (`ods-ddl transition`, all 12 statements in one chlocal) typed three ways, side by
 # side, interleaved, each run on a fresh copy of the database: `--typing udf` (the default: one
 # order_wire_parse call a message gives the class and the 11 typed fields), `--typing sql` (the
 # class from order_wire_class, each field typed by SQL: a dozen JSON parses a message) and the
 # native SQL transition (`--typing sql` with native_wire_class of tests/sql/native_wire_class.sql
 # for the class: no UDF but hashdiff_strict). Goals: UDF typing ≥ 3× SQL typing, ≥ 6× native.
-# A fourth run is the floor: the same transition reading every message's order_wire_parse tuple
-# from a table filled beforehand (no parsing at all, the copy not timed): what the rest of the
-# transition (hashdiff, the gate, the writes, the commit) costs whatever the typing. Every run
-# is checked (ledger, stored rows, error rows: the same for all four). Then, at 100k, 1M and 4M
+# The UDF typing parses each message once, in the freeze (statement 4), into the manifest that
+# every later statement reads; the SQL typings classify there and type in the gate (statement
+# 9). A fourth run is the floor: the UDF transition whose freeze reads every message's
+# order_wire_parse tuple from a table filled beforehand (no parsing at all, the copy not timed):
+# what the rest of the transition (the checks, the manifest's writes, hashdiff, the gate, the
+# commit) costs whatever the typing. Every run is checked (ledger, stored rows, error rows: the
+# same for all four; the lease given back). Then, at 100k, 1M and 4M
 # messages, the UDF-typed transition and the typing alone (SELECT order_wire_parse(raw) … FORMAT
 # Null over the staged load): time per message and peak memory.
 set -euo pipefail
@@ -46,13 +49,29 @@ grep -q 'order_wire_class(raw)' "$work/sql.sql" && ! grep -q 'order_wire_parse' 
     die "the --typing sql transition does not classify by order_wire_class(raw)"
 grep -q 'native_wire_class(raw)' "$work/native.sql" && ! grep -Eq 'order_wire_(class|parse)\(' "$work/native.sql" ||
     die "the native transition still calls a wire UDF"
-# The floor: the UDF transition with its per-row source, the staged table plus order_wire_parse,
-# replaced by the table stg.orders_pre that holds the same columns and _w already computed.
-pre_src='(SELECT *, order_wire_parse(raw) AS _w FROM stg.orders_raw)'
-[ "$(grep -cF "$pre_src" "$work/udf.sql")" -eq 2 ] || die "the UDF transition does not read $pre_src twice"
-awk -v a="$pre_src" '{ while ((i = index($0, a)) > 0) $0 = substr($0, 1, i - 1) "stg.orders_pre" substr($0, i + length(a)); print }' \
-    "$work/udf.sql" >"$work/floor.sql"
-! grep -q 'order_wire_parse' "$work/floor.sql" || die "the floor transition still parses"
+# stmts FILE K...: statements K... of a generated transition, each from its "-- K. " line to the
+# next such line (the header comment before statement 1 is in none).
+stmts() {
+    local f=$1; shift
+    awk -v want=" $* " 'match($0, /^-- [0-9]+\. /) { p = index(want, " " substr($0, 4, RLENGTH - 5) " ") > 0 } p' "$f"
+}
+# The floor: the UDF transition whose freeze (statement 4, the only place it parses) reads the
+# table stg.orders_pre, the staged rows with _w = order_wire_parse(raw) already computed, where
+# it read stg.orders_raw and called the UDF; every other statement as generated.
+parse_src='SELECT *, order_wire_parse(raw) AS _w FROM' raw_src='(SELECT * FROM stg.orders_raw'
+[ "$(grep -o 'order_wire_parse(' "$work/udf.sql" | wc -l)" -eq 1 ] &&
+    [ "$(stmts "$work/udf.sql" 4 | grep -cF "$parse_src")" -eq 1 ] &&
+    [ "$(stmts "$work/udf.sql" 4 | grep -cF "$raw_src")" -eq 1 ] ||
+    die "the UDF transition does not parse once, in statement 4 ($parse_src … $raw_src)"
+awk -v a="$parse_src" -v b="$raw_src" '
+    function swap(x, y,    i) { if ((i = index($0, x)) > 0) $0 = substr($0, 1, i - 1) y substr($0, i + length(x)) }
+    match($0, /^-- [0-9]+\. /) { freeze = substr($0, 4, RLENGTH - 5) == "4" }
+    freeze { swap(a, "SELECT * FROM"); swap(b, "(SELECT * FROM stg.orders_pre") }
+    { print }' "$work/udf.sql" >"$work/floor.sql"
+! grep -q 'order_wire_parse(' "$work/floor.sql" && [ "$(stmts "$work/floor.sql" 4 | grep -c 'stg\.orders_pre')" -eq 1 ] &&
+    [ "$(stmts "$work/floor.sql" 4 | grep -c 'FROM stg\.orders_raw$')" -eq 0 ] &&
+    cmp -s <(stmts "$work/udf.sql" 1 2 3 5 6 7 8 9 10 11 12) <(stmts "$work/floor.sql" 1 2 3 5 6 7 8 9 10 11 12) ||
+    die "the floor transition still parses, or differs from the UDF one outside the freeze's source"
 
 # stage DB N: a database with the schema and one staged load L1 of N messages: orders-gen's
 # snapshot of model day 10 with a 10-day window (every order of the world once, all new to the
@@ -81,31 +100,35 @@ stage() {
         die "staged $staged messages, orders-gen labelled $(cut -d' ' -f1 "$db.want") (want $k)"
 }
 
-# result DB: what a transition of L1 left, one line: the ledger row (received accepted stored
-# unchanged stale rejected not_an_object keyset_mismatch field_invalid), then count and
-# groupBitXor(cityHash64(*)) of the hot table, of the errors table and of the stale table.
+# result DB: what a transition of L1 left, one line: the ledger row (received redelivered
+# accepted stored unchanged stale rejected not_an_object keyset_mismatch field_invalid), the
+# lease's holders, then count and groupBitXor(cityHash64(*)) of the hot table, of the errors
+# table and of the stale table.
 result() { ch --path "$1" --format TSV -q "
-    SELECT (SELECT tuple(received, accepted, stored, unchanged, stale, rejected, not_an_object, keyset_mismatch, field_invalid)
+    SELECT (SELECT tuple(received, redelivered, accepted, stored, unchanged, stale, rejected, not_an_object, keyset_mismatch,
+                         field_invalid)
             FROM ods.order_loads WHERE _load_id = 'L1'),
+           (SELECT count() FROM ods.order_lease_v),
            (SELECT tuple(count(), groupBitXor(cityHash64(*))) FROM ods.order_snapshot_hot),
            (SELECT tuple(count(), groupBitXor(cityHash64(*))) FROM ods.order_snapshot_errors),
            (SELECT tuple(count(), groupBitXor(cityHash64(*))) FROM ods.order_snapshot_stale)" | tr -d '()' | tr '\t,' '  '; }
 # check DB WANT_FILE WHAT: sets got to result DB, and dies unless the ledger row says what the
-# labels say: every message received, rejected by class as labelled, accepted + rejected =
-# received, stored = accepted (every order new: nothing unchanged or stale), and the tables hold
-# as many rows as the ledger counts.
+# labels say: every message received once (none redelivered), rejected by class as labelled,
+# accepted + rejected = received, stored = accepted (every order new: nothing unchanged or
+# stale), the lease given back, and the tables hold as many rows as the ledger counts.
 check() {
-    local rec acc sto unc sta rej c0 c1 c2 hot err stl sx wrec wrej wc0 wc1 wc2
+    local rec red acc sto unc sta rej c0 c1 c2 lease hot err stl sx wrec wrej wc0 wc1 wc2
     got=$(result "$1")
-    read -r rec acc sto unc sta rej c0 c1 c2 hot _ err _ stl sx <<<"$got"
+    read -r rec red acc sto unc sta rej c0 c1 c2 lease hot _ err _ stl sx <<<"$got"
     read -r wrec wrej wc0 wc1 wc2 <"$2"
-    [ -n "${sx:-}" ] && [ "$rec" -eq "$wrec" ] && [ "$rej" -eq "$wrej" ] && [ "$c0 $c1 $c2" = "$wc0 $wc1 $wc2" ] &&
+    [ -n "${sx:-}" ] && [ "$rec" -eq "$wrec" ] && [ "$red $lease" = "0 0" ] && [ "$rej" -eq "$wrej" ] &&
+        [ "$c0 $c1 $c2" = "$wc0 $wc1 $wc2" ] &&
         [ $((acc + rej)) -eq "$rec" ] && [ "$sto" -eq "$acc" ] && [ "$unc $sta" = "0 0" ] &&
         [ "$hot" -eq "$sto" ] && [ "$err" -eq "$rej" ] && [ "$stl" -eq 0 ] ||
-        die "$3: ledger received accepted stored unchanged stale rejected not_an_object keyset_mismatch field_invalid,
-    then hot rows, errors rows, stale rows (each with a fingerprint) = $got
-    want received $wrec, rejected $wrej ($wc0 $wc1 $wc2 by class), accepted + rejected = received,
-    stored = accepted, unchanged = stale = 0, hot rows = stored, error rows = rejected, no stale rows"
+        die "$3: ledger received redelivered accepted stored unchanged stale rejected not_an_object keyset_mismatch
+    field_invalid, lease holders, then hot rows, errors rows, stale rows (each with a fingerprint) = $got
+    want received $wrec, none redelivered, rejected $wrej ($wc0 $wc1 $wc2 by class), accepted + rejected = received,
+    stored = accepted, unchanged = stale = 0, no lease holder, hot rows = stored, error rows = rejected, no stale rows"
 }
 # differ DB REF WHAT: on stderr, the first rows of the hot and errors tables that are in DB (the
 # run WHAT) and not in the database REF (the reference run), and the other way round.
@@ -123,7 +146,7 @@ differ() {
 }
 
 # One transition on a fresh copy of BASE (the copy is not timed): bench_interleave with one rep
-# times the whole chlocal command (all 7 statements and the UDF processes; its peak RSS is the
+# times the whole chlocal command (all 12 statements and the UDF processes; its peak RSS is the
 # transition's), then checks the result; the times of each NAME are gathered for the median.
 declare -A times
 transition() {
@@ -156,15 +179,15 @@ for ((r = 0; r < reps; r++)); do
             die "typing $v gave another result than typing $ref_name (rep $((r + 1))):
     $v:   $got
     $ref_name: $ref
-    (ledger received accepted stored unchanged stale rejected not_an_object keyset_mismatch field_invalid;
-     hot, errors, stale tables: count() and groupBitXor(cityHash64(*)))"
+    (ledger received redelivered accepted stored unchanged stale rejected not_an_object keyset_mismatch
+     field_invalid; lease holders; hot, errors, stale tables: count() and groupBitXor(cityHash64(*)))"
         fi
         say "rep $((r + 1)) $v typing: ${BENCH_SECS[$v]} s" >&2
     done
 done
 rm -rf "$work/fresh" "$work/ref"
 for v in native sql udf floor; do BENCH_SECS[$v]=$(median "${times[$v]}"); done
-read -r _ _ _ _ _ rej _ <<<"$ref"
+read -r _ _ _ _ _ _ rej _ <<<"$ref"
 vs_sql=$(awk -v a="${BENCH_SECS[sql]}" -v b="${BENCH_SECS[udf]}" 'BEGIN {printf "%.2f", (b > 0) ? a / b : 0}')
 vs_native=$(awk -v a="${BENCH_SECS[native]}" -v b="${BENCH_SECS[udf]}" 'BEGIN {printf "%.2f", (b > 0) ? a / b : 0}')
 k=$(human "$n")

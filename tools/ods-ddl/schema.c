@@ -41,7 +41,11 @@ int ddl_schema(FILE *out, const ddl_opts *o)
     sqlw_on_cluster(&st, out, o);
     sqlw_put(&st, out, "\n(\n    raw String,\n");
     sqlw_meta_columns(&st, out);
-    sqlw_put(&st, out, "    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n");
+    /* _raw_hash: which bytes a row holds, computed once when it is staged (MATERIALIZED: no
+     * INSERT names it, SELECT * leaves it out), so the transition's checks of the staging
+     * (coordinates unique, rows staged after the freeze) read 8 bytes a row, not the message */
+    sqlw_put(&st, out, "    _load_id String,\n    _load_ts DateTime64(3, 'UTC'),\n"
+                       "    _raw_hash UInt64 MATERIALIZED cityHash64(raw)\n)\n");
     sqlw_engine(&st, out, o, "MergeTree", S, "orders_raw", NULL);
     sqlw_put(&st, out, "PARTITION BY toDate(_load_ts)\nORDER BY (_load_id, _topic, _partition, _offset)\n"
                   "COMMENT ");

@@ -86,7 +86,7 @@ static void sealed(tr *t, int yes)
  * is the same message and is not late). */
 static void not_in_manifest(tr *t)
 {
-    P(t, "(_topic, _partition, _offset, cityHash64(raw)) NOT IN (SELECT _topic, _partition, _offset, _raw_hash "
+    P(t, "(_topic, _partition, _offset, _raw_hash) NOT IN (SELECT _topic, _partition, _offset, _raw_hash "
          "FROM %s.order_manifest WHERE _load_id = {load_id:String})", t->D);
 }
 
@@ -251,7 +251,7 @@ static void staging_checks(tr *t, int k)
          "copies from %s.orders_raw, or stage the load again under a new load id with unique coordinates "
          "(ods-ddl stage)%s'))\n"
          "         FROM (SELECT _topic, _partition, _offset FROM %s.orders_raw WHERE _load_id = {load_id:String}\n"
-         "               GROUP BY _topic, _partition, _offset HAVING min(cityHash64(raw)) != max(cityHash64(raw))\n"
+         "               GROUP BY _topic, _partition, _offset HAVING min(_raw_hash) != max(_raw_hash)\n"
          "               ORDER BY _topic, _partition, _offset)),\n",
       t->name, k, t->n, S, kept(t, k), S);
     P(t, "    (SELECT if(count() = 0, '', concat('%s %d/%d: load ', any(_load_id), ' is frozen and not committed "
@@ -301,14 +301,14 @@ static void st_freeze(tr *t)
     sqlw_meta_names(&t->st, t->out);
     if (udf) {
         /* raw is kept for rejected messages only: the errors table takes them from here */
-        P(t, "_load_ts, cityHash64(raw), _w.class, if(_w.class != '', raw, '')");
+        P(t, "_load_ts, _raw_hash, _w.class, if(_w.class != '', raw, '')");
         for (size_t i = 0; i < WIRE_NFIELDS; i++)
             P(t, ", _w.%s", WIRE_FIELDS[i].name);
         P(t, "\nFROM (SELECT *, order_wire_parse(raw) AS _w FROM\n");
     } else {
-        P(t, "_load_ts, cityHash64(raw), order_wire_class(raw), raw\nFROM (\n");
+        P(t, "_load_ts, _raw_hash, order_wire_class(raw), raw\nFROM (\n");
     }
-    P(t, "    (SELECT * FROM %s.orders_raw\n"
+    P(t, "    (SELECT raw, _topic, _partition, _offset, _timestamp, _key, _load_id, _load_ts, _raw_hash FROM %s.orders_raw\n"
          "     WHERE _load_id = {load_id:String} AND ",
       S);
     sealed(t, 0);
@@ -779,14 +779,14 @@ int ddl_move_late(FILE *out, const ddl_opts *o)
     sqlw_meta_names(&t.st, t.out);
     P(&t, "{to_load_id:String}, _load_ts\nFROM %s.orders_raw\nWHERE _load_id = {load_id:String} AND ", S);
     not_in_manifest(&t);
-    P(&t, "\n  AND (_topic, _partition, _offset, cityHash64(raw)) NOT IN (SELECT _topic, _partition, _offset, "
-          "cityHash64(raw) FROM %s.orders_raw WHERE _load_id = {to_load_id:String})\n  AND ", S);
+    P(&t, "\n  AND (_topic, _partition, _offset, _raw_hash) NOT IN (SELECT _topic, _partition, _offset, "
+          "_raw_hash FROM %s.orders_raw WHERE _load_id = {to_load_id:String})\n  AND ", S);
     guard(&t, 4, lease_only);
     P(&t, ";\n\n-- 5. the copied rows removed from the frozen load\n"
           "ALTER TABLE %s.orders_raw DELETE WHERE _load_id = {load_id:String} AND ", S);
     not_in_manifest(&t);
-    P(&t, "\n  AND (_topic, _partition, _offset, cityHash64(raw)) IN (SELECT _topic, _partition, _offset, "
-          "cityHash64(raw) FROM %s.orders_raw WHERE _load_id = {to_load_id:String})\n"
+    P(&t, "\n  AND (_topic, _partition, _offset, _raw_hash) IN (SELECT _topic, _partition, _offset, "
+          "_raw_hash FROM %s.orders_raw WHERE _load_id = {to_load_id:String})\n"
           "SETTINGS mutations_sync = 2, allow_nondeterministic_mutations = 1;\n\n", S);
     st_lease_release(&t, 6);
     return t.st;
