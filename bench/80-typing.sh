@@ -57,19 +57,25 @@ stmts() {
 }
 # The floor: the UDF transition whose freeze (statement 4, the only place it parses) reads the
 # table stg.orders_pre, the staged rows with _w = order_wire_parse(raw) already computed, where
-# it read stg.orders_raw and called the UDF; every other statement as generated.
-parse_src='SELECT *, order_wire_parse(raw) AS _w FROM' raw_src='(SELECT * FROM stg.orders_raw'
+# it read stg.orders_raw and called the UDF: "(SELECT *, order_wire_parse(raw) AS _w FROM (SELECT
+# COLS FROM stg.orders_raw" becomes "(SELECT * FROM (SELECT COLS, _w FROM stg.orders_pre" (COLS
+# as generated; "*" takes _w as it is). Every other statement as generated.
+parse_src='SELECT *, order_wire_parse(raw) AS _w FROM'
 [ "$(grep -o 'order_wire_parse(' "$work/udf.sql" | wc -l)" -eq 1 ] &&
     [ "$(stmts "$work/udf.sql" 4 | grep -cF "$parse_src")" -eq 1 ] &&
-    [ "$(stmts "$work/udf.sql" 4 | grep -cF "$raw_src")" -eq 1 ] ||
-    die "the UDF transition does not parse once, in statement 4 ($parse_src … $raw_src)"
-awk -v a="$parse_src" -v b="$raw_src" '
-    function swap(x, y,    i) { if ((i = index($0, x)) > 0) $0 = substr($0, 1, i - 1) y substr($0, i + length(x)) }
+    [ "$(stmts "$work/udf.sql" 4 | grep -c '(SELECT .* FROM stg\.orders_raw$')" -eq 1 ] ||
+    die "the UDF transition does not parse once, in statement 4 ($parse_src (SELECT … FROM stg.orders_raw)"
+awk -v a="$parse_src" '
     match($0, /^-- [0-9]+\. /) { freeze = substr($0, 4, RLENGTH - 5) == "4" }
-    freeze { swap(a, "SELECT * FROM"); swap(b, "(SELECT * FROM stg.orders_pre") }
+    freeze && (i = index($0, a)) > 0 { $0 = substr($0, 1, i - 1) "SELECT * FROM" substr($0, i + length(a)) }
+    freeze && /\(SELECT .* FROM stg\.orders_raw$/ {
+        sub(/ FROM stg\.orders_raw$/, "")
+        if ($0 !~ /\(SELECT \*$/) $0 = $0 ", _w"
+        $0 = $0 " FROM stg.orders_pre"
+    }
     { print }' "$work/udf.sql" >"$work/floor.sql"
-! grep -q 'order_wire_parse(' "$work/floor.sql" && [ "$(stmts "$work/floor.sql" 4 | grep -c 'stg\.orders_pre')" -eq 1 ] &&
-    [ "$(stmts "$work/floor.sql" 4 | grep -c 'FROM stg\.orders_raw$')" -eq 0 ] &&
+! grep -q 'order_wire_parse(' "$work/floor.sql" && [ "$(stmts "$work/floor.sql" 4 | grep -c 'stg\.orders_pre$')" -eq 1 ] &&
+    [ "$(stmts "$work/floor.sql" 4 | grep -c 'stg\.orders_raw')" -eq 0 ] &&
     cmp -s <(stmts "$work/udf.sql" 1 2 3 5 6 7 8 9 10 11 12) <(stmts "$work/floor.sql" 1 2 3 5 6 7 8 9 10 11 12) ||
     die "the floor transition still parses, or differs from the UDF one outside the freeze's source"
 
@@ -162,8 +168,9 @@ transition() {
 base=$work/base-$n
 stage "$base" "$n"
 say "staged: $(du -sm "$base" | cut -f1) MiB; want (received rejected by class): $(<"$base.want")" >&2
+# the floor's table: every column of the staged rows (MATERIALIZED ones too) and the parse
 ch --path "$base" -q "CREATE TABLE stg.orders_pre ENGINE = MergeTree ORDER BY (_load_id, _topic, _partition, _offset)
-    AS SELECT *, order_wire_parse(raw) AS _w FROM stg.orders_raw"
+    AS SELECT *, order_wire_parse(raw) AS _w FROM stg.orders_raw SETTINGS asterisk_include_materialized_columns = 1"
 
 # The three typings, interleaved; every run gives the same rows as the first one (ledger, and
 # count and fingerprint of the hot, errors and stale tables), whose database is kept for a diff.

@@ -37,7 +37,7 @@ verdict() { grep -F "$1" "$BATS_FILE_TMPDIR/out" | grep -c '^ok   '; }
     verdicts
     [ "$(cat "$BATS_FILE_TMPDIR/rc")" -eq 0 ]
     [ "$(grep -c '^FAIL' "$BATS_FILE_TMPDIR/out")" -eq 0 ]
-    [ "$(grep -c '^ok   ' "$BATS_FILE_TMPDIR/out")" -eq 16 ]
+    [ "$(grep -c '^ok   ' "$BATS_FILE_TMPDIR/out")" -eq 17 ]
     [ "$(tail -1 "$BATS_FILE_TMPDIR/out")" = "all assertions hold" ]
 }
 
@@ -48,15 +48,19 @@ verdict() { grep -F "$1" "$BATS_FILE_TMPDIR/out" | grep -c '^ok   '; }
             SELECT countIf(engine = 'Distributed' AND engine_full LIKE 'Distributed(\\'ods_rehearsal\\', \\'ods\\', %'), count()
             FROM system.tables WHERE database IN ('ods', 'stg') FORMAT TSV"
         [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
-        [ "$output" = "$(printf '5\t15')" ] || { echo "node $m: $output"; return 1; }
+        [ "$output" = "$(printf '5\t18')" ] || { echo "node $m: $output"; return 1; }
     done
     # nothing left in any queue: every .bin the engine wrote was taken to its node
     [ "$(find "$(REH)"/node? -path '*shard*_replica1/*.bin' | wc -l)" -eq 0 ]
     [ "$(find "$(REH)/q" -name '*.bin' | wc -l)" -eq 0 ]
-    # and the statements run are the generated ones but for the three documented changes
-    grep -q 'distributed_foreground_insert = 0' "$(REH)/run2.sql"
-    grep -q 'distributed_foreground_insert = 1' "$(REH)/st2.sql"
-    grep -q '^ALTER TABLE ods.order_snapshot_hot ON CLUSTER ods_rehearsal DELETE' "$(REH)/st1.sql"
+    # and the statements run are the generated ones (all 12) but for the three documented changes
+    [ -s "$(REH)/st12.sql" ]
+    [ ! -e "$(REH)/st13.sql" ]
+    grep -q 'distributed_foreground_insert = 0' "$(REH)/run7.sql"
+    grep -q 'distributed_foreground_insert = 1' "$(REH)/st7.sql"
+    grep -q '^ALTER TABLE ods.order_snapshot_hot ON CLUSTER ods_rehearsal DELETE' "$(REH)/st6.sql"
+    # ON CLUSTER is in statement 6 only, and the rehearsal runs it without
+    [ "$(cat "$(REH)"/st{1,2,3,4,5,7,8,9,10,11,12}.sql "$(REH)/run6.sql" | grep -c 'ON CLUSTER')" -eq 0 ]
 }
 
 @test "order_v: read through the cluster, and as the union of each node's per-shard FINAL, equals the one-node order_v row for row" {
@@ -81,8 +85,20 @@ verdict() { grep -F "$1" "$BATS_FILE_TMPDIR/out" | grep -c '^ok   '; }
 
 @test "placement, the gate and the ledger: verify passes, nothing lost, the cluster ledger is the one-node ledger" {
     [ "$(verdict "shard-check verify on the real placement (order_id, node)")" -eq 1 ]
-    [ "$(verdict "nothing lost: accepted + rejected = received for every load")" -eq 1 ]
+    [ "$(verdict "nothing lost: accepted + rejected + redelivered = received for every load")" -eq 1 ]
     [ "$(verdict "the ledger (node 1) = the one-node ledger")" -eq 1 ]
+    # redelivered, re-derived from node 1's staging: every load has copies, each counted once
+    run_split chlocal --config-file "$(REH)/cluster.xml" --path "$(REH)/node1" -q "
+        SELECT l._load_id, l.redelivered, s.copies FROM ods.order_loads AS l
+        INNER JOIN (SELECT _load_id, count() - uniqExact(_topic, _partition, _offset) AS copies
+                    FROM stg.orders_raw GROUP BY _load_id) AS s USING (_load_id)
+        ORDER BY delta FORMAT TSV"
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ "$(wc -l <<<"$output")" -eq 4 ]
+    local id r c
+    while IFS=$'\t' read -r id r c; do
+        [ "$r" -eq "$c" ] && [ "$r" -gt 0 ] || { echo "$id: redelivered $r, copies $c"; return 1; }
+    done <<<"$output"
     [ "$(verdict "the gate stored changes only")" -eq 1 ]
     [ "$(verdict "every node of a shard with weight > 0 holds versions")" -eq 1 ]
     run_split "$BIN/shard-check" verify --config "$(REH)/cluster.xml" --cluster ods_rehearsal "$(REH)/out/placed-main.tsv"
@@ -97,12 +113,29 @@ verdict() { grep -F "$1" "$BATS_FILE_TMPDIR/out" | grep -c '^ok   '; }
     [ "$n2" -gt "$n3" ]
 }
 
-@test "publication and reruns: a load that failed before its commit is invisible on every node, its rerun converges, a committed load's rerun changes no node" {
+@test "publication and reruns: a load that failed before its commit is invisible on every node and holds the lease; cleared, its rerun converges; a committed load's rerun changes no node" {
     [ "$(verdict "a load failed before its commit: hot rows on 3 nodes")" -eq 1 ]
+    [ "$(verdict "it left the lease to load reh-42-day03; a rerun then fails at statement 1 naming the holder")" -eq 1 ]
     [ "$(verdict "published it on every node")" -eq 1 ]
     [ "$(verdict "a committed load's rerun changes no table on any node")" -eq 1 ]
     cmp "$(REH)/out/state-before.tsv" "$(REH)/out/state-after.tsv"
-    [ "$(wc -l <"$(REH)/out/state-after.tsv")" -eq 18 ] # 3 nodes x (stg + 5 tables)
+    # 3 nodes x (stg + 5 local tables + manifest, seal and lease)
+    [ "$(wc -l <"$(REH)/out/state-after.tsv")" -eq 27 ]
+    # the refused rerun said who holds the lease and how to clear it
+    grep -qF "transition 1/12: the lease is held by load reh-42-day03 since " "$(REH)/out/lease-held.err"
+    # and afterwards: no lease, every load frozen on node 1 only, each message of a load once in its manifest
+    run_split chlocal --config-file "$(REH)/cluster.xml" --path "$(REH)/node1" -q "
+        SELECT (SELECT count() FROM ods.order_lease_v), (SELECT count() FROM ods.order_frozen),
+               (SELECT count() = uniqExact(_load_id, _topic, _partition, _offset) FROM ods.order_manifest),
+               (SELECT sum(received - redelivered) FROM ods.order_loads) = (SELECT count() FROM ods.order_manifest) FORMAT TSV"
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ "$output" = "$(printf '0\t4\t1\t1')" ]
+    local m
+    for m in 2 3; do
+        run_split chlocal --config-file "$(REH)/cluster.xml" --path "$(REH)/node$m" -q "
+            SELECT (SELECT count() FROM ods.order_frozen) + (SELECT count() FROM ods.order_manifest)"
+        [ "$output" = 0 ] || { echo "node $m: $output $stderr_text"; return 1; }
+    done
 }
 
 @test "a weight change between two loads: the slot-table lock fails first, then verify fails and names the split orders" {

@@ -3,8 +3,8 @@
 # on the database it leaves behind (--keep).
 load helpers
 
-# report_rows FILE: the ledger table as TSV: delta load messages empty received accepted stored
-# unchanged stale rejected not_an_object keyset_mismatch field_invalid all_accounted
+# report_rows FILE: the ledger table as TSV: delta load messages empty received redelivered accepted
+# stored unchanged stale rejected not_an_object keyset_mismatch field_invalid all_accounted
 report_rows() {
     grep -E '^ *[0-9]+\. │' "$1" | sed -E 's/^ *[0-9]+\. │//; s/ *│ */\t/g; s/^ +//; s/\t$//'
 }
@@ -17,11 +17,13 @@ report_value() { sed -nE "s/^$2: +//p" "$1"; }
     report_rows report.txt > rows.tsv
     [ "$(wc -l < rows.tsv)" -eq 3 ]
     local n=0 unchanged_total=0
-    while IFS=$'\t' read -r delta load messages empty received accepted stored unchanged stale rejected nao ksm fi all; do
+    while IFS=$'\t' read -r delta load messages empty received redelivered accepted stored unchanged stale rejected nao ksm fi all; do
         n=$((n + 1))
         # the ledger numbers the loads 1, 2, 3 in the order they were committed
         [ "$delta" -eq "$n" ]
         [ "$all" = yes ]
+        # the demo stages every generated message once, at its own coordinates
+        [ "$redelivered" -eq 0 ]
         [ $((accepted + rejected)) -eq $((messages - empty)) ]
         [ $((stored + unchanged + stale)) -eq "$accepted" ]
         [ "$unchanged" -ge 0 ]
@@ -56,6 +58,8 @@ report_value() { sed -nE "s/^$2: +//p" "$1"; }
     [ "$sql" = "$(printf '%s\t%s\t%s' "$(report_value report.txt rows_in_order_v)" \
         "$(report_value report.txt distinct_valid_order_ids)" "$(report_value report.txt versions_stored)")" ]
     [ "$(report_value report.txt orders_split_over_partitions)" -eq 0 ]
+    # every staged message of every load at coordinates of its own
+    [ "$(chlocal --path db -q "SELECT count() = uniqExact(_topic, _partition, _offset) AND count() > 0 FROM stg.orders_raw")" = 1 ]
     [[ "$output" == *"shard-check verify: every version of every order sits on its one routed shard (OK)"* ]]
     # the three example rejections carry the class order_wire_class gives them
     [ "$(grep -cE '^  (not_an_object|keyset_mismatch|field_invalid) ' report.txt)" -eq 3 ]
@@ -65,17 +69,45 @@ report_value() { sed -nE "s/^$2: +//p" "$1"; }
     run_split "$ROOT/scripts/demo" --input "$ROOT/tests/fixtures/demo/messages.txt" --keep db
     [ "$status" -eq 0 ]
     echo "$output" > report.txt
-    [ "$(report_rows report.txt)" = "$(printf '1\tinput-1\t7\t1\t6\t3\t3\t0\t0\t3\t1\t1\t1\tyes')" ]
+    [ "$(report_rows report.txt)" = "$(printf '1\tinput-1\t7\t1\t6\t0\t3\t3\t0\t0\t3\t1\t1\t1\tyes')" ]
     run chlocal --path db -q "SELECT order_id, status FROM ods.order_v ORDER BY order_id FORMAT TSV"
     [ "$output" = "$(printf 'A-1\tpaid\nA-4\tnew')" ]
     [[ "$(cat report.txt)" == *"created_at: day 30 does not exist in 2026-02"* ]]
+}
+
+@test "demo --input: repeated lines, an invalid one and an empty one: every line accounted for, each message staged at its line number" {
+    # repeats.txt: line 1's message again on lines 2 and 6, line 3 empty, line 4 not JSON
+    local f=$ROOT/tests/fixtures/demo/repeats.txt
+    run_split "$ROOT/scripts/demo" --input "$f" --keep db
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    echo "$output" > report.txt
+    [ "$(report_rows report.txt | wc -l)" -eq 1 ]
+    local delta load messages empty received redelivered accepted stored unchanged stale rejected nao ksm fi all
+    IFS=$'\t' read -r delta load messages empty received redelivered accepted stored unchanged stale rejected nao ksm fi all \
+        < <(report_rows report.txt)
+    [ "$all" = yes ]
+    [ "$received" -eq $((accepted + rejected + redelivered)) ]
+    # 7 lines, 1 empty; a line repeated in a file is a message sent again, not a redelivery: its
+    # own offset, accepted, and the gate stores its version once (A-1 new, A-1 paid and A-4
+    # stored; the two repeats unchanged); the not-JSON line rejected
+    [ "$messages $empty $received $redelivered $accepted $rejected $stored $unchanged $stale" = "7 1 6 0 5 1 3 2 0" ]
+    # staged by ods-ddl stage: topic the file's name, partition 0, offset = the line number, the
+    # empty line 3 skipped without renumbering the lines after it
+    run_split chlocal --path db -q "SELECT _topic, _partition, _offset, raw FROM stg.orders_raw ORDER BY _offset FORMAT TSVRaw"
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ "$output" = "$(awk 'length($0) { printf "repeats.txt\t0\t%d\t%s\n", NR, $0 }' "$f")" ]
+    # so the rejected message is found by its line
+    run_split chlocal --path db -q "SELECT _offset, raw FROM ods.order_snapshot_errors FORMAT TSVRaw"
+    [ "$output" = "$(printf '4\tnot json')" ]
+    run_split chlocal --path db -q "SELECT order_id, status FROM ods.order_v ORDER BY order_id FORMAT TSV"
+    [ "$output" = "$(printf 'A-1\tpaid\nA-4\tnew')" ]
 }
 
 @test "demo --input /dev/stdin: a pipe is read once, whole; one progress line per step on stderr, none on stdout" {
     run_split bash -c 'cat "$1" | "$0" --input /dev/stdin' "$ROOT/scripts/demo" "$ROOT/tests/fixtures/demo/messages.txt"
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
     echo "$output" > report.txt
-    [ "$(report_rows report.txt)" = "$(printf '1\tinput-1\t7\t1\t6\t3\t3\t0\t0\t3\t1\t1\t1\tyes')" ]
+    [ "$(report_rows report.txt)" = "$(printf '1\tinput-1\t7\t1\t6\t0\t3\t3\t0\t0\t3\t1\t1\t1\tyes')" ]
     grep -E '^demo: \[[0-9]+/[0-9]+\] ' <<<"$stderr_text" > progress.txt
     [ "$(wc -l < progress.txt)" -eq 5 ]
     [ "$(sed -n 1p progress.txt)" = "demo: [1/5] creating the single-node schema (ods-ddl schema) in a fresh database …" ]

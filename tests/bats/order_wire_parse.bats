@@ -5,10 +5,14 @@ load helpers
 
 EDGES=$ROOT/tests/fixtures/wire_parse/edges.jsonl
 
-# The SQL typing of the transition (ods-ddl transition --typing sql): its 11 select items.
+# The SQL typing of the transition (ods-ddl transition --typing sql): the select items "EXPR AS
+# name" of the statement that computes _hashdiff (the gate), those before hashdiff_strict(,
+# found by their shape, whatever the statement's number.
 sql_items() {
     "$BIN/ods-ddl" transition --typing sql --store every |
-        awk '/^-- 4\./ { on = 1; next } on && /^    [^ ]/ && / AS [a-z_]*,$/ { sub(/,$/, ""); print }' | head -11
+        awk '/^-- [0-9]+\. / { n = 0; next }
+             /hashdiff_strict\(/ { for (i = 1; i <= n; i++) print item[i]; exit }
+             /^ +[^ ].* AS [a-z_]+,$/ { sub(/^ +/, ""); sub(/,$/, ""); item[++n] = $0 }'
 }
 
 # compare_sql TABLE: one line of counts over TABLE (raw String): rows whose UDF class differs
@@ -35,6 +39,20 @@ SELECT
     (SELECT countIf(order_wire_class(raw) = '') FROM $1),
     (SELECT count() FROM $1)
 FORMAT TSV"
+}
+
+@test "the SQL typing compared below is the transition's: the contract's 11 fields in order, each typed from raw" {
+    run sql_items
+    [ "$status" -eq 0 ]
+    printf '%s\n' "${lines[@]}"
+    [ "${#lines[@]}" -eq 11 ]
+    # the names: the ODS columns, in the order ods-ddl schema gives _rep's
+    want=$("$BIN/ods-ddl" schema | awk '/^CREATE TABLE IF NOT EXISTS ods.order_snapshot_rep$/ { on = 1; next }
+        on && /^    [a-z_]+ / { print $1; if (++n == 11) exit }' | paste -sd ' ')
+    [ "$(printf '%s\n' "${lines[@]}" | sed -E 's/.* AS ([a-z_]+)$/\1/' | paste -sd ' ')" = "$want" ]
+    # each parses the message itself: were the SQL typing to read typed columns (the manifest's,
+    # filled by the UDF), every comparison below would compare the UDF with itself
+    [ "$(printf '%s\n' "${lines[@]}" | grep -c 'JSON[A-Za-z]*(raw, ')" -eq 11 ]
 }
 
 @test "--print-type is the shipped config's return_type, the engine's own spelling, built from the contract" {

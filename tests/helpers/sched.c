@@ -21,7 +21,7 @@
 
 static const char USAGE[] =
     "usage: sched --bin DIR --work DIR --seed S [--count N] [--jobs J] [--verbose] [--keep]\n"
-    "             [--sabotage WHAT] [--no-chain]\n"
+    "             [--sabotage WHAT] [--no-chain] [--late-copy changes|ignored]\n"
     "       sched --print-messages N [--seed S]\n"
     "\n"
     "Runs N random operation schedules (seeds S, S+1, ...) against the transition of DIR/ods-ddl,\n"
@@ -43,6 +43,8 @@ static const char USAGE[] =
     "                     skip-lease (statement 2 left out), no-staging-check (3 left out),\n"
     "                     no-seal (5 left out), no-commit (10 left out)\n"
     "  --no-chain         every step in its own chlocal process (slower; to pin a divergence)\n"
+    "  --late-copy HOW    a copy of a frozen message (same coordinates and bytes) staged after the\n"
+    "                     freeze: \"changes\" the load's staging (the promise, default) or is \"ignored\"\n"
     "  --print-messages N print N generated messages, one a line: class, typed TSV, raw (for\n"
     "                     the test that checks them with order_wire_class and order_wire_parse)\n"
     "\n"
@@ -75,6 +77,13 @@ enum { P_OK, P_FAIL, P_UNSURE };
 /* options and what the parent prepared (inherited by every schedule's process) */
 static char g_bin[4096], g_work[4096];
 static int g_verbose, g_keep, g_nochain, g_sabotage;
+/* statement 1 also runs statement 3's staging checks, so a load that cannot run takes no lease:
+ * the generator's heading of statement 1 says so ("the staging checked as in statement 3") */
+static int g_staging_first;
+/* --late-copy: is a copy of a frozen message (same coordinates, same bytes) staged after the
+ * freeze a change of the load's staging? The promise says yes ("changes", the default: the count
+ * of staged rows moved); "ignored" is the other reading (only rows not in the frozen set count) */
+static int g_late_copy_ignored;
 static char *g_stmt[NSTMT + 1]; /* the transition's statements 1..12, heading comment included */
 static char *g_schema, *g_abandon, *g_move;
 
@@ -456,6 +465,7 @@ typedef struct {
     long off;
     int msg;
     int load;   /* moved by move-late */
+    int load0;  /* the load it was staged under */
     int staged; /* the stage step ran */
     int seq;    /* the step that staged it */
     int64_t ts; /* _load_ts: the stage step's time, strictly increasing */
@@ -530,7 +540,7 @@ static int dedup(int L, int *out)
 static int changed(const model *m, int L)
 {
     const load *l = &m->l[L];
-    if (nstaged(m, L) != l->staged_at_freeze)
+    if (!g_late_copy_ignored && nstaged(m, L) != l->staged_at_freeze)
         return 1;
     for (int r = 0; r < g_nrow; r++)
         if (g_row[r].staged && g_row[r].load == L && !in_set(r, l->froz, l->nfroz))
@@ -644,6 +654,42 @@ static int other_open(const model *m, int L)
     return -1;
 }
 
+/* the staging checks of statement 3 (and, when its heading says so, of statement 1): an open load
+ * needs rows, one message per coordinates and no other load frozen and not committed; a frozen
+ * or committed one, no row staged since its freeze */
+static int staging_problem(const model *m, int L, char *why, size_t wn)
+{
+    const load *l = &m->l[L];
+    if (!l->sealed && !l->committed) {
+        int rows[MAXROW], n = 0;
+        for (int r = 0; r < g_nrow; r++)
+            if (g_row[r].staged && g_row[r].load == L)
+                rows[n++] = r;
+        if (n == 0) {
+            snprintf(why, wn, "no rows staged under %s", l->id);
+            return P_FAIL;
+        }
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++)
+                if (coord_eq(&g_row[rows[i]], &g_row[rows[j]]) && g_row[rows[i]].msg != g_row[rows[j]].msg) {
+                    snprintf(why, wn, "two messages at %s/%d/%ld", TOPICS[g_row[rows[i]].topic], g_row[rows[i]].part,
+                             g_row[rows[i]].off);
+                    return P_FAIL;
+                }
+        int o = other_open(m, L);
+        if (o >= 0) {
+            snprintf(why, wn, "load %s is frozen and not committed", m->l[o].id);
+            return P_FAIL;
+        }
+        return P_OK;
+    }
+    if (changed(m, L)) {
+        snprintf(why, wn, "rows staged under %s after its freeze", l->id);
+        return P_FAIL;
+    }
+    return P_OK;
+}
+
 /* Would statement k of load L succeed now? P_OK, P_FAIL (why says why) or P_UNSURE (after a kill
  * inside statement 4, what the freeze had written is not known). No effect. */
 static int check_stmt(const model *m, int L, int k, char *why, size_t wn)
@@ -661,7 +707,7 @@ static int check_stmt(const model *m, int L, int k, char *why, size_t wn)
             snprintf(why, wn, "the lease is held by %s", hold);
             return P_FAIL;
         }
-        return P_OK;
+        return g_staging_first ? staging_problem(m, L, why, wn) : P_OK;
     case 2:
         if (hold) {
             snprintf(why, wn, "the lease is held by %s", hold);
@@ -678,34 +724,7 @@ static int check_stmt(const model *m, int L, int k, char *why, size_t wn)
     }
     switch (k) {
     case 3:
-        if (!l->sealed && !l->committed) {
-            int rows[MAXROW], n = 0;
-            for (int r = 0; r < g_nrow; r++)
-                if (g_row[r].staged && g_row[r].load == L)
-                    rows[n++] = r;
-            if (n == 0) {
-                snprintf(why, wn, "no rows staged under %s", l->id);
-                return P_FAIL;
-            }
-            for (int i = 0; i < n; i++)
-                for (int j = i + 1; j < n; j++)
-                    if (coord_eq(&g_row[rows[i]], &g_row[rows[j]]) && g_row[rows[i]].msg != g_row[rows[j]].msg) {
-                        snprintf(why, wn, "two messages at %s/%d/%ld", TOPICS[g_row[rows[i]].topic],
-                                 g_row[rows[i]].part, g_row[rows[i]].off);
-                        return P_FAIL;
-                    }
-            int o = other_open(m, L);
-            if (o >= 0) {
-                snprintf(why, wn, "load %s is frozen and not committed", m->l[o].id);
-                return P_FAIL;
-            }
-            return P_OK;
-        }
-        if (changed(m, L)) {
-            snprintf(why, wn, "rows staged under %s after its freeze", l->id);
-            return P_FAIL;
-        }
-        return P_OK;
+        return staging_problem(m, L, why, wn);
     case 4:
     case 11:
         return P_OK;
@@ -815,7 +834,8 @@ static int model_move(model *m, int L, int T, char *why, size_t wn)
         return 3;
     }
     for (int r = 0; r < g_nrow; r++)
-        if (g_row[r].staged && g_row[r].load == L && g_row[r].seq > m->l[L].freeze_seq)
+        if (g_row[r].staged && g_row[r].load == L && g_row[r].seq > m->l[L].freeze_seq &&
+            !(g_late_copy_ignored && in_set(r, m->l[L].froz, m->l[L].nfroz)))
             g_row[r].load = T;
     return 0;
 }
@@ -1041,7 +1061,7 @@ static void gen_rows(step *s)
             fatal("too many rows");
         row *r = &g_row[g_nrow];
         memset(r, 0, sizeof *r);
-        r->load = s->load;
+        r->load = r->load0 = s->load;
         r->seq = (int)(s - g_step);
         int kind = s->kinds[i];
         /* a row staged earlier (of this load preferably), for the kinds that need one */
@@ -1089,7 +1109,7 @@ enum { K_REAL, K_TYPO, K_EMPTY, K_INVALID, K_NOROWS, K_NEW };
 
 static step g_plan[MAXPLAN];
 static int g_plan_n, g_plan_head;
-static int g_ops, g_ops_max;
+static int g_steps_max, g_finishing;
 static int g_nreal;
 static int g_proc_next = 1;
 static char g_proc_dead[1024];
@@ -1141,7 +1161,7 @@ static step *plan(int op, int L)
     s->op = op;
     s->load = L;
     s->proc = g_proc_next++;
-    s->solo = pct(12);
+    s->solo = pct(4);
     return s;
 }
 
@@ -1376,9 +1396,20 @@ static int gen_next(void)
             return g_nstep++;
         }
         g_plan_n = g_plan_head = 0;
-        if (g_ops >= g_ops_max || g_nstep >= MAXSTEP - 40)
+        if (g_nstep >= MAXSTEP - 40)
             return -1;
-        g_ops++;
+        if (g_nstep >= g_steps_max) {
+            /* most schedules should commit two loads or more: a few steps more to get there */
+            int c = current_load();
+            if (M.ndelta >= 2 || c < 0 || g_nstep >= g_steps_max + 6 || g_finishing++ >= 2)
+                return -1;
+            if (M.holder >= 0)
+                plan(OP_CLEAR, -1);
+            if (nstaged(&M, c) == 0 && !M.l[c].sealed)
+                plan_stage(c, 0);
+            plan_run(c, 1, NSTMT);
+            continue;
+        }
         choose_op();
     }
 }
@@ -1392,9 +1423,13 @@ static int g_nproc;
 static buf g_repro; /* the steps run, for the reproduction file */
 static buf g_log;   /* --verbose */
 static int g_first_process = 1;
-static double g_startup_est = 0.12, g_dur_est[NSTMT + 1];
+static double g_dur_est[NSTMT + 1];
 /* figures */
 static int g_kills[4], g_unsure, g_pred_fail;
+/* coverage counters, summed over schedules: what the schedules actually exercised */
+enum { CV_OP = 0, CV_FAIL_AT = 7, CV_KILL_TOOK = 20, CV_KILL_NOT = 33, CV_STORED = 46, CV_UNCHANGED, CV_STALE,
+       CV_REDELIVERED, CV_REJECTED, CV_MOVED, CV_N };
+static long g_cov[CV_N];
 
 static void outfile(buf *b)
 {
@@ -1409,24 +1444,27 @@ static void sql_marker(buf *b, const char *tag, int i, int k)
     outfile(b);
 }
 
+/* The state after step i, one query: every line "@i<TAB>TAG<TAB>..." (TSVRaw: the values hold no
+ * tab or newline; raw bytes are read as hex). The P line is always there: it ends the reads. */
 static void sql_reads(buf *b, int i)
 {
-    sql_marker(b, "#S", i, 0);
-    bputs(b, "SELECT 'V', * EXCEPT (_hashdiff) FROM ods.order_v SETTINGS output_format_decimal_trailing_zeros = 1");
-    outfile(b);
-    bputs(b, "SELECT 'L', delta, _load_id, received, redelivered, accepted, stored, unchanged, stale, rejected, "
-             "not_an_object, keyset_mismatch, field_invalid FROM ods.order_loads");
-    outfile(b);
-    bputs(b, "SELECT 'E', _load_id, _topic, _partition, _offset, error_class, hex(raw) FROM ods.order_snapshot_errors");
-    outfile(b);
-    bputs(b, "SELECT 'H', _load_id FROM ods.order_lease_v");
-    outfile(b);
-    bputs(b, "SELECT 'F', _load_id FROM ods.order_frozen");
-    outfile(b);
-    bputs(b, "SELECT 'P', count() FROM ods.order_snapshot_rep WHERE _partition_id != formatDateTime(created_at, "
-             "'%Y%m%d')");
-    outfile(b);
-    sql_marker(b, "#E", i, 0);
+    bprintf(b, "SELECT concat('@%d\\t', line) FROM (\n", i);
+    bputs(b, "SELECT concat('V\\t', order_id, '\\t', toString(user_id), '\\t', status, '\\t', toString(created_at), "
+             "'\\t', toString(updated_at), '\\t', toDecimalString(items_total, 2), '\\t', toDecimalString(discount, 2), "
+             "'\\t', toDecimalString(delivery, 2), '\\t', toDecimalString(total, 2), '\\t', items, '\\t', "
+             "toString(snapshot_date), '\\t', _load_id, '\\t', toString(_load_ts)) AS line FROM ods.order_v\n");
+    bputs(b, "UNION ALL SELECT concat('L\\t', toString(delta), '\\t', _load_id, '\\t', arrayStringConcat([received, "
+             "redelivered, accepted, stored, unchanged, stale, rejected, not_an_object, keyset_mismatch, "
+             "field_invalid], '\\t')) FROM ods.order_loads\n");
+    bputs(b, "UNION ALL SELECT concat('E\\t', _load_id, '\\t', _topic, '\\t', toString(_partition), '\\t', "
+             "toString(_offset), '\\t', error_class, '\\t', hex(raw)) FROM ods.order_snapshot_errors\n");
+    bputs(b, "UNION ALL SELECT concat('H\\t', _load_id) FROM ods.order_lease_v\n");
+    bputs(b, "UNION ALL SELECT concat('F\\t', _load_id) FROM ods.order_frozen\n");
+    bputs(b, "UNION ALL SELECT concat('P\\t', toString(count())) FROM ods.order_snapshot_rep WHERE _partition_id != "
+             "formatDateTime(created_at, '%Y%m%d')\n)");
+    bputs(b, " INTO OUTFILE ");
+    bsql(b, g_out);
+    bputs(b, " APPEND FORMAT TSVRaw;\n");
 }
 
 static void sql_param(buf *b, const char *name, const char *v)
@@ -1495,9 +1533,18 @@ static void sql_step(buf *b, int i, int last)
     }
 }
 
-/* runs chlocal on a queries file; kill_after > 0: SIGKILL (its process group) after that many
- * seconds unless it exited first. Returns the wait status; *killed when it was killed. */
-static int run_chlocal(const char *sql, const char *errpath, double kill_after, int *killed, double *elapsed)
+static long file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (long)sb.st_size : -1;
+}
+
+/* Runs chlocal on a queries file. kill_after > 0: SIGKILL (its process group) that many seconds
+ * after the output file grew (the marker written just before the statement to kill: the engine's
+ * start-up time varies too much to aim from the spawn), or after the spawn when from_spawn.
+ * Returns the wait status; *killed when it was killed. */
+static int run_chlocal(const char *sql, const char *errpath, double kill_after, int from_spawn, int *killed,
+                       double *elapsed)
 {
     char chl[8300];
     snprintf(chl, sizeof chl, "%s/chlocal", g_bin);
@@ -1517,21 +1564,25 @@ static int run_chlocal(const char *sql, const char *errpath, double kill_after, 
     setpgid(pid, pid);
     *killed = 0;
     int st = 0;
-    double limit = kill_after > 0 ? kill_after : 600;
+    double armed = kill_after > 0 && from_spawn ? t0 : 0;
+    long size0 = file_size(g_out);
     for (;;) {
         pid_t w = waitpid(pid, &st, WNOHANG);
         if (w == pid)
             break;
         if (w < 0 && errno != EINTR)
             fatal("waitpid: %s", strerror(errno));
-        if (mono() - t0 >= limit) {
+        double now = mono();
+        if (kill_after > 0 && armed == 0 && (file_size(g_out) != size0 || now - t0 > 10))
+            armed = now;
+        if ((armed > 0 && now - armed >= kill_after) || now - t0 > 600) {
             kill(-pid, SIGKILL);
             kill(pid, SIGKILL);
             waitpid(pid, &st, 0);
             *killed = 1;
             break;
         }
-        struct timespec ts = {0, 1000000};
+        struct timespec ts = {0, 500000};
         nanosleep(&ts, NULL);
     }
     *elapsed = mono() - t0;
@@ -1565,54 +1616,61 @@ typedef struct {
     char *reads[MAXSTEP];    /* the read lines, tagged */
     int have_reads[MAXSTEP];
     double k0, k1; /* the kill markers (0 absent) */
+    double first;  /* the first marker's time: the engine had started by then */
 } parsed;
 
 static void parse_output(char *text, parsed *p)
 {
     memset(p, 0, sizeof *p);
-    buf cur = {0};
-    int in = -1;
+    buf rd[MAXSTEP];
+    memset(rd, 0, sizeof rd);
     double prev_t = 0;
+    int prev_i = -1, prev_k = -1;
     for (char *line = text; line && *line;) {
         char *nl = strchr(line, '\n');
         if (nl)
             *nl = 0;
-        if (line[0] == '#') {
+        if (line[0] == '@') {
+            char *tab = strchr(line, '\t');
+            int i = atoi(line + 1);
+            if (tab && i >= 0 && i < MAXSTEP) {
+                bputs(&rd[i], tab + 1);
+                bputs(&rd[i], "\n");
+                if (tab[1] == 'P' && tab[2] == '\t')
+                    p->have_reads[i] = 1;
+            }
+        } else if (line[0] == '#') {
             char tag[8];
             int i = 0, k = 0;
             long long t = 0;
             if (sscanf(line, "%7s %d %d %lld", tag, &i, &k, &t) == 4 && i >= 0 && i < MAXSTEP) {
                 double tt = (double)t / 1e6;
+                if (p->first == 0)
+                    p->first = tt;
                 if (!strcmp(tag, "#T"))
                     p->done[i] = 1;
                 else if (!strcmp(tag, "#R")) {
                     p->rmask[i] |= 1u << k;
-                    if (prev_t > 0 && k >= 1 && k <= NSTMT) {
+                    if (prev_i == i && prev_k == k - 1 && k >= 1 && k <= NSTMT) {
                         double d = tt - prev_t;
                         g_dur_est[k] = g_dur_est[k] > 0 ? 0.5 * g_dur_est[k] + 0.5 * d : d;
                     }
                 } else if (!strcmp(tag, "#K0"))
                     p->k0 = tt;
-                else if (!strcmp(tag, "#K1"))
+                else if (!strcmp(tag, "#K1")) {
                     p->k1 = tt;
-                else if (!strcmp(tag, "#S")) {
-                    in = i;
-                    cur.len = 0;
-                    bputs(&cur, "");
-                } else if (!strcmp(tag, "#E") && in == i) {
-                    p->reads[i] = xstrdup(cur.s);
-                    p->have_reads[i] = 1;
-                    in = -1;
+                    if (prev_i == i && prev_k == k - 1 && k >= 1 && k <= NSTMT)
+                        g_dur_est[k] = g_dur_est[k] > 0 ? 0.5 * g_dur_est[k] + 0.5 * (tt - prev_t) : tt - prev_t;
                 }
                 prev_t = tt;
+                prev_i = !strcmp(tag, "#R") || !strcmp(tag, "#K0") ? i : -1;
+                prev_k = !strcmp(tag, "#R") ? k : !strcmp(tag, "#K0") ? k - 1 : -1;
             }
-        } else if (in >= 0) {
-            bputs(&cur, line);
-            bputs(&cur, "\n");
         }
         line = nl ? nl + 1 : NULL;
     }
-    bfree(&cur);
+    for (int i = 0; i < MAXSTEP; i++)
+        p->reads[i] = rd[i].s;
 }
 
 static void parsed_free(parsed *p)
@@ -1676,6 +1734,7 @@ static void diverge(int i, const char *fmt, ...)
 static void describe(int i)
 {
     step *s = &g_step[i];
+    g_cov[CV_OP + s->op]++;
     const char *id = s->load >= 0 ? M.l[s->load].id : "";
     switch (s->op) {
     case OP_STAGE: {
@@ -1689,7 +1748,10 @@ static void describe(int i)
         break;
     }
     case OP_RUN: snprintf(s->desc, sizeof s->desc, "run '%s' statements %d..%d", id, s->a, s->b); break;
-    case OP_KILL: snprintf(s->desc, sizeof s->desc, "kill '%s' inside statement %d after %d ms", id, s->a, s->delay); break;
+    case OP_KILL:
+        snprintf(s->desc, sizeof s->desc, "kill '%s' in statement %d, %d ms after %s", id, s->a, s->delay,
+                 s->table ? "the spawn" : "it started");
+        break;
     case OP_OPTIMIZE: snprintf(s->desc, sizeof s->desc, "OPTIMIZE TABLE ods.%s FINAL", s->table ? "order_snapshot_hot" : "order_snapshot_rep"); break;
     case OP_CLEAR: snprintf(s->desc, sizeof s->desc, "clear the lease (DROP TABLE IF EXISTS ods.order_lease)"); break;
     case OP_ABANDON: snprintf(s->desc, sizeof s->desc, "abandon '%s'", id); break;
@@ -1723,6 +1785,7 @@ static void walk_run(int i, const parsed *p, int status, const char *errpath)
         }
         /* predicted to fail here */
         s->stop_k = k;
+        g_cov[CV_FAIL_AT + k]++;
         g_stop_at[L] = k;
         if (s->proc < (int)sizeof g_proc_dead)
             g_proc_dead[s->proc] = 1;
@@ -1820,7 +1883,6 @@ typedef struct {
     buf sql;
     int steps[MAXSTEP], nsteps; /* steps in this process, in order */
     int reads[MAXSTEP], nreads; /* steps whose reads are in it */
-    int has_freeze;
     int last_open; /* a step predicted to fail or unsure ends the process: walked afterwards */
 } chain;
 
@@ -1853,7 +1915,7 @@ static int flush(chain *ch)
     bfree(&all);
     int killed;
     double el;
-    int st = run_chlocal(sqlpath, errpath, 0, &killed, &el);
+    int st = run_chlocal(sqlpath, errpath, 0, 0, &killed, &el);
     char *out = read_new_output();
     parsed *p = calloc(1, sizeof *p);
     parse_output(out, p);
@@ -1970,12 +2032,15 @@ static int do_kill(int i)
 {
     step *s = &g_step[i];
     int L = s->load, k = s->a;
-    /* the delay: the engine's start, then somewhere in the statement (or just before or after it) */
+    /* the delay: somewhere inside the statement, from just before it to just after it; now and
+     * then from the spawn instead, most likely before the engine has even started */
     double dur = g_dur_est[k] > 0 ? g_dur_est[k] : 0.05;
-    double d = g_startup_est + (double)range(-15, 130) / 100.0 * dur;
-    if (d < 0.01)
-        d = 0.01;
+    int from_spawn = pct(5);
+    double d = from_spawn ? (double)range(10, 150) / 1000.0 : (double)range(0, 120) / 100.0 * dur;
+    if (d < 0.0005)
+        d = 0.0005;
     s->delay = (int)(d * 1000);
+    s->table = from_spawn;
     describe(i);
     buf b = {0};
     if (g_first_process) {
@@ -1996,17 +2061,11 @@ static int do_kill(int i)
     bfree(&b);
     int killed;
     double el;
-    double t_spawn = (double)now_ms() / 1000.0;
-    int st = run_chlocal(sqlpath, errpath, d, &killed, &el);
+    int st = run_chlocal(sqlpath, errpath, d, from_spawn, &killed, &el);
     char *out = read_new_output();
     parsed *p = calloc(1, sizeof *p);
     parse_output(out, p);
     free(out);
-    if (p->k0 > 0) { /* learn the engine's start-up time */
-        double su = p->k0 - t_spawn;
-        if (su > 0.02 && su < 2)
-            g_startup_est = 0.7 * g_startup_est + 0.3 * su;
-    }
     s->killed = !killed ? 0 : p->k0 == 0 ? 1 : p->k1 == 0 ? 2 : 3;
     g_kills[s->killed]++;
     bprintf(&g_repro, "# process %s (%.3f s, %s)\n", sqlpath, el,
@@ -2026,7 +2085,7 @@ static int do_kill(int i)
     bfree(&rd.sql);
     int k2;
     double el2;
-    int st2 = run_chlocal(sql2, err2, 0, &k2, &el2);
+    int st2 = run_chlocal(sql2, err2, 0, 0, &k2, &el2);
     char *out2 = read_new_output();
     parsed *p2 = calloc(1, sizeof *p2);
     parse_output(out2, p2);
@@ -2055,6 +2114,7 @@ static int do_kill(int i)
         outcome = "killed before the statement started";
     } else if (s->killed == 3) {
         outcome = "killed after the statement completed";
+        g_cov[CV_KILL_TOOK + k]++;
         if (c == P_FAIL)
             diverge(i, "statement %d of '%s' completed, predicted to fail (%s)", k, M.l[L].id, why), bad = 1;
         else
@@ -2077,6 +2137,7 @@ static int do_kill(int i)
                 M.l[L].pending_unknown = 1;
             if (took == 1)
                 apply_stmt(&M, L, k);
+            g_cov[(took == 1 ? CV_KILL_TOOK : CV_KILL_NOT) + k]++;
             if (took >= 0)
                 outcome = took ? "killed inside the statement: took effect" : "killed inside the statement: no effect";
         }
@@ -2098,11 +2159,6 @@ static int do_kill(int i)
     return bad;
 }
 
-static int chain_freezes(const step *s)
-{
-    return s->op == OP_RUN ? s->a <= 5 && s->b >= 5 : s->op == OP_ABANDON || s->op == OP_MOVE;
-}
-
 /* runs one schedule; 0 passed, 1 diverged */
 static int schedule(uint64_t seed)
 {
@@ -2110,7 +2166,7 @@ static int schedule(uint64_t seed)
     world_init();
     memset(&M, 0, sizeof M);
     M.holder = -1;
-    g_nreal = pct(15) ? 1 : range(2, 4);
+    g_nreal = pct(5) ? 1 : range(2, 4);
     for (int i = 0; i < g_nreal; i++) {
         char id[64];
         switch (rn(4)) {
@@ -2120,7 +2176,7 @@ static int schedule(uint64_t seed)
         }
         add_load(id, K_REAL);
     }
-    g_ops_max = range(6, 14);
+    g_steps_max = range(6, 14);
     chain ch = {0};
     int deferred = -1, bad = 0;
     int i;
@@ -2143,7 +2199,7 @@ static int schedule(uint64_t seed)
             bad = do_kill(i);
             continue;
         }
-        if ((s->solo || g_nochain || (s->op == OP_STAGE && ch.has_freeze)) && ch.nsteps && flush(&ch)) {
+        if ((s->solo || g_nochain) && ch.nsteps && flush(&ch)) {
             bad = 1;
             break;
         }
@@ -2157,7 +2213,6 @@ static int schedule(uint64_t seed)
         if (pr == P_OK) {
             sql_step(&ch.sql, i, s->op == OP_RUN ? s->b : 0);
             ch.steps[ch.nsteps++] = i;
-            ch.has_freeze |= chain_freezes(s);
             s->exp = render_expected(&M);
             sql_reads(&ch.sql, i);
             ch.reads[ch.nreads++] = i;
@@ -2368,6 +2423,20 @@ static void child(uint64_t seed, int fd)
     buf line = {0};
     bprintf(&line, "R %d %d %d %d %d %d %d %d %d %d %.3f\n", bad, g_nstep, g_nproc, commits, g_kills[0], g_kills[1],
             g_kills[2], g_kills[3], g_unsure, g_pred_fail, el);
+    for (int L = 0; L < M.nl; L++)
+        if (M.l[L].committed) {
+            g_cov[CV_STORED] += M.l[L].fig[3];
+            g_cov[CV_UNCHANGED] += M.l[L].fig[4];
+            g_cov[CV_STALE] += M.l[L].fig[5];
+            g_cov[CV_REDELIVERED] += M.l[L].fig[1];
+            g_cov[CV_REJECTED] += M.l[L].fig[6];
+        }
+    for (int r = 0; r < g_nrow; r++)
+        g_cov[CV_MOVED] += g_row[r].staged && g_row[r].load != g_row[r].load0;
+    bputs(&line, "C");
+    for (int c = 0; c < CV_N; c++)
+        bprintf(&line, " %ld", g_cov[c]);
+    bputs(&line, "\n");
     if (bad)
         bprintf(&line, "D seed %llu: step %d: %s (repro: %s)\n", (unsigned long long)seed, g_div_step, g_div.s, rp);
     if (g_verbose)
@@ -2397,6 +2466,11 @@ int main(int argc, char **argv)
             g_verbose = 1;
         } else if (!strcmp(a, "--keep")) {
             g_keep = 1;
+        } else if (!strcmp(a, "--late-copy")) {
+            if (!v || (strcmp(v, "changes") && strcmp(v, "ignored")))
+                usage_error("bad value for --late-copy: %s (expected changes or ignored)", v ? v : "");
+            g_late_copy_ignored = !strcmp(v, "ignored");
+            i++;
         } else if (!strcmp(a, "--no-chain")) {
             g_nochain = 1;
         } else if (!strcmp(a, "--bin") || !strcmp(a, "--work") || !strcmp(a, "--seed") || !strcmp(a, "--count") ||
@@ -2426,10 +2500,11 @@ int main(int argc, char **argv)
                                 v);
             } else {
                 uint64_t x;
-                if (parse_num(v, &x) != 0 || (strcmp(a, "--seed") && x == 0))
-                    usage_error(!strcmp(a, "--seed") ? "bad value for --seed: %s (expected a whole number)"
-                                                     : "bad value: %s (expected a whole number >= 1)",
-                                v);
+                if (parse_num(v, &x) != 0 || (strcmp(a, "--seed") && x == 0)) {
+                    fprintf(stderr, "sched: bad value for %s: %s (expected a whole number%s) (try --help)\n", a, v,
+                            strcmp(a, "--seed") ? " >= 1" : "");
+                    return 2;
+                }
                 if (!strcmp(a, "--seed"))
                     seed = x;
                 else if (!strcmp(a, "--count"))
@@ -2460,6 +2535,7 @@ int main(int argc, char **argv)
         return 1;
     }
     free(tr);
+    g_staging_first = strstr(g_stmt[1], "the staging checked as in statement 3") != NULL;
     g_schema = ods_ddl("schema");
     if (!g_schema) {
         fprintf(stderr, "sched: %s/ods-ddl schema failed\n", g_bin);
@@ -2486,6 +2562,7 @@ int main(int argc, char **argv)
     uint64_t next = 0, ran = 0, diverged = 0;
     long tot[11] = {0};
     int commits_hist[4] = {0};
+    long cov[CV_N] = {0};
     double sched_time = 0;
     typedef struct {
         pid_t pid;
@@ -2550,6 +2627,10 @@ int main(int argc, char **argv)
                         commits_hist[v[3] > 3 ? 3 : v[3]]++;
                         sched_time += el;
                     }
+                } else if (line[0] == 'C') {
+                    char *q = line + 1;
+                    for (int c = 0; c < CV_N; c++)
+                        cov[c] += strtol(q, &q, 10);
                 } else if (line[0] == 'D') {
                     printf("%s\n", line + 2);
                 } else if (line[0] == 'T') {
@@ -2578,6 +2659,19 @@ int main(int argc, char **argv)
            tot[1], tot[2], tot[3], commits_hist[0], commits_hist[1], commits_hist[2], commits_hist[3],
            tot[4] + tot[5] + tot[6] + tot[7], tot[5], tot[6], tot[7], tot[4], tot[9], tot[8], el,
            ran ? sched_time / (double)ran : 0.0);
+    printf("coverage: steps");
+    for (int o = 0; o < 7; o++)
+        printf(" %s %ld", OP_NAME[o], cov[CV_OP + o]);
+    printf("; runs stopped (as predicted) at statement");
+    for (int k = 1; k <= NSTMT; k++)
+        if (cov[CV_FAIL_AT + k])
+            printf(" %d: %ld", k, cov[CV_FAIL_AT + k]);
+    printf("; kills that took effect / not, by statement");
+    for (int k = 1; k <= NSTMT; k++)
+        if (cov[CV_KILL_TOOK + k] || cov[CV_KILL_NOT + k])
+            printf(" %d: %ld/%ld", k, cov[CV_KILL_TOOK + k], cov[CV_KILL_NOT + k]);
+    printf("; ledger: stored %ld, unchanged %ld, stale %ld, redelivered %ld, rejected %ld; late rows moved %ld\n",
+           cov[CV_STORED], cov[CV_UNCHANGED], cov[CV_STALE], cov[CV_REDELIVERED], cov[CV_REJECTED], cov[CV_MOVED]);
     printf("schedules: %llu run, %llu diverged\n", (unsigned long long)ran, (unsigned long long)diverged);
     return diverged ? 1 : 0;
 }
