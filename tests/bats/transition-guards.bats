@@ -290,7 +290,7 @@ SELECT status, count() FROM ods.order_v GROUP BY status ORDER BY status FORMAT T
     tx n1 1 12
     echo "$stderr_text"
     [ "$status" -eq 1 ]
-    [[ "$stderr_text" == *"transition 1/12: 1 Kafka coordinates of load n1 hold different messages (the first: topic , partition 0, offset 0)"* ]]
+    [[ "$stderr_text" == *"transition 1/12: 1 Kafka coordinates of load n1 hold different messages ("*"topic , partition 0, offset 0)"* ]]
     [[ "$stderr_text" == *"(ods-ddl stage)"* ]]
     [ "$(q "SELECT * FROM ods.order_lease_v")" = "" ]
     [ "$(fingerprint | grep -v '^stg')" = "$(grep -v '^stg' <<<"$before")" ]
@@ -316,7 +316,7 @@ SELECT status, count() FROM ods.order_v GROUP BY status ORDER BY status FORMAT T
     tx r1 1 12
     echo "$stderr_text"
     [ "$status" -eq 1 ]
-    [[ "$stderr_text" == *"transition 1/12: 1 Kafka coordinates of load r1 hold different messages (the first: topic orders, partition 0, offset 1)"* ]]
+    [[ "$stderr_text" == *"transition 1/12: 1 Kafka coordinates of load r1 hold different messages ("*"topic orders, partition 0, offset 1)"* ]]
     [ "$(fingerprint)" = "$before" ]
     no_lease
     # the same bytes delivered twice at the same coordinates: one message, redelivered
@@ -392,4 +392,122 @@ SELECT status, count() FROM ods.order_v GROUP BY status ORDER BY status FORMAT T
     q "SELECT order_id FROM ods.order_v ORDER BY order_id" > after.txt
     [ "$(wc -l < before.txt)" -gt 10 ]
     [ "$(diff before.txt after.txt | grep '^[<>]')" = "< EDGE-1900" ]
+}
+
+# Blocks small enough that a statement writes many parts, so a kill lands between two of them
+# (reading staging in its key's order, the freeze would write blocks of 8192 rows whatever these say).
+SMALL_BLOCKS="--max_block_size=500 --max_insert_block_size=500 --min_insert_block_size_rows=0 --min_insert_block_size_bytes=0 --max_threads=1 --optimize_read_in_order=0"
+
+# kill_inside LOAD K [TABLE]: statement K of LOAD's transition alone, in a chlocal process killed
+# (kill -9) as soon as it is inside the statement: once a part of TABLE that was not there before
+# appears, or (no TABLE) once the engine has logged the statement's start. Sets killed_status.
+kill_inside() {
+    local k=$2 table=${3:-} path="" parts="" pid i
+    if [ -n "$table" ]; then
+        path=$(q "SELECT data_paths[1] FROM system.tables WHERE concat(database, '.', name) = '$table'")
+        parts=$(ls "$path")
+    fi
+    "$BIN/chlocal" --path db "--param_load_id=$1" --send_logs_level=debug $SMALL_BLOCKS -q "$(steps "$k" "$k")" > kill.out 2> kill.log &
+    pid=$!
+    for ((i = 0; i < 3000; i++)); do
+        if [ -n "$table" ]; then
+            ls "$path" | grep -v '^tmp\|^detached$\|^format_version.txt$' | grep -qvxF "$parts" && break
+        else
+            grep -q ' executeQuery: ' kill.log && break
+        fi
+        sleep 0.01
+    done
+    kill -9 "$pid"
+    killed_status=0
+    wait "$pid" || killed_status=$?
+}
+
+@test "SIGKILL inside statements 4, 5, 9 and 10, the lease cleared, the load rerun: the tables converge to a clean run's" {
+    orders=20000
+    sanitized && orders=4000
+    for d in 1 2 3; do og --orders "$orders" --days 3 --dirty 0.05 --seed 9 --day "$d" > "d$d.jsonl"; done
+    head -n $((orders / 10)) d1.jsonl > p.jsonl
+    head -n $((orders / 10)) d3.jsonl > n.jsonl
+    # P committed, L (a day of the world) and N staged; the clean run of P, L, N beside them
+    fresh
+    q "$(stage_sql P "$PWD/p.jsonl" orders) $(stage_sql L "$PWD/d2.jsonl" orders) $(stage_sql N "$PWD/n.jsonl" orders)"
+    tx P 1 12
+    [ "$status" -eq 0 ]
+    clean_run P L N
+    messages=$(q "SELECT uniqExact(_topic, _partition, _offset) FROM stg.orders_raw WHERE _load_id = 'L'")
+    stored=$(q "SELECT stored FROM o2.order_loads WHERE _load_id = 'L'")
+    [ "$messages" -gt 1000 ] && [ "$stored" -gt 1000 ]
+    mv db template
+    for k in 4 5 9 10; do
+        rm -rf db && cp -a template db
+        if [ "$k" -gt 1 ]; then tx L 1 $((k - 1)); [ "$status" -eq 0 ]; fi
+        case $k in
+            4) kill_inside L 4 ods.order_manifest ;;
+            9) kill_inside L 9 ods.order_snapshot_hot ;;
+            *) kill_inside L "$k" ;;
+        esac
+        [ "$killed_status" -eq 137 ] || { echo "statement $k: exit $killed_status, not killed"; cat kill.log; return 1; }
+        # the state proves the kill landed inside the statement
+        run q "SELECT (SELECT count() FROM ods.order_manifest WHERE _load_id = 'L'), (SELECT count() FROM ods.order_frozen WHERE _load_id = 'L'),
+            (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = 'L'), (SELECT count() FROM ods.order_loads WHERE _load_id = 'L') FORMAT TSV"
+        echo "statement $k killed: manifest, seal, hot rows, ledger rows of L: $output"
+        read -r manifest seal hot ledger <<<"$output"
+        [ "$ledger" -eq 0 ]
+        case $k in
+            4)  [ "$manifest" -gt 0 ]
+                [ "$manifest" -lt "$messages" ]
+                [ "$seal" -eq 0 ] ;;
+            5)  [ "$manifest" -eq "$messages" ]
+                [ "$seal" -eq 0 ]
+                grep -q ' executeQuery: .*INSERT INTO ods.order_frozen ' kill.log ;;
+            9)  [ "$seal" -eq 1 ]
+                [ "$hot" -gt 0 ]
+                [ "$hot" -lt "$stored" ] ;;
+            10) [ "$hot" -eq "$stored" ]
+                grep -q ' executeQuery: .*INSERT INTO ods.order_loads ' kill.log ;;
+        esac
+        # the dead run holds the lease: the next load is refused, naming it, until it is cleared
+        tx N 1 12
+        [ "$status" -eq 1 ]
+        [[ "$stderr_text" == *"transition 1/12: the lease is held by load L since "* ]]
+        q "DROP TABLE IF EXISTS ods.order_lease"
+        tx L 1 12
+        [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+        tx N 1 12
+        [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+        same_as_clean
+    done
+}
+
+@test "ods-ddl abandon: a load frozen and failed is abandoned, the next load runs; the abandoned one, rerun later from its staging, commits as a clean run would" {
+    four_days
+    # F (day 2) dies after its gate: frozen, versions in the hot table, the lease held
+    tx A 1 9
+    [ "$status" -eq 0 ]
+    q "DROP TABLE IF EXISTS ods.order_lease"
+    tx B 1 12
+    [ "$status" -eq 1 ]
+    [[ "$stderr_text" == *"transition 1/12: load A is frozen and not committed"* ]]
+    staged=$(q "SELECT count() FROM stg.orders_raw WHERE _load_id = 'A'")
+    run q "SELECT (SELECT count() FROM ods.order_manifest WHERE _load_id = 'A') > 0, (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = 'A') > 0,
+        (SELECT count() FROM ods.order_snapshot_errors WHERE _load_id = 'A') > 0 FORMAT TSV"
+    [ "$output" = "$(printf '1\t1\t1')" ]
+    # a committed load is never abandoned
+    run_split chlocal --path db --param_load_id=P -q "$(ods_ddl abandon)"
+    [ "$status" -eq 1 ]
+    [[ "$stderr_text" == *"abandon 3/10: load P is committed"* ]]
+    q "DROP TABLE IF EXISTS ods.order_lease"
+    run_split chlocal --path db --param_load_id=A -q "$(ods_ddl abandon)"
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    no_lease
+    run q "SELECT (SELECT count() FROM ods.order_manifest WHERE _load_id = 'A'), (SELECT count() FROM ods.order_frozen WHERE _load_id = 'A'),
+        (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = 'A'), (SELECT count() FROM ods.order_snapshot_errors WHERE _load_id = 'A'),
+        (SELECT count() FROM ods.order_snapshot_stale WHERE _load_id = 'A'), (SELECT count() FROM stg.orders_raw WHERE _load_id = 'A') FORMAT TSV"
+    [ "$output" = "$(printf '0\t0\t0\t0\t0\t%s' "$staged")" ]
+    tx B 1 12
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    tx A 1 12
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    clean_run P B A
+    same_as_clean
 }

@@ -1067,7 +1067,9 @@ static void gen_rows(step *s)
         /* a row staged earlier (of this load preferably), for the kinds that need one */
         int earlier[MAXROW], ne = 0, mine[MAXROW], nm = 0;
         for (int q = 0; q < g_nrow; q++) {
-            if (g_row[q].seq == r->seq)
+            /* a redelivery may repeat a row of the same batch; other bytes at the same coordinates
+             * come in a later batch (within one, "first received" would be a tie) */
+            if (g_row[q].seq == r->seq && kind != R_REDELIVER)
                 continue;
             earlier[ne++] = q;
             if (g_row[q].load == s->load)
@@ -1178,7 +1180,7 @@ static void plan_stage(int L, int late)
     if (!s)
         return;
     s->nrows = late ? range(1, 2) : range(1, 5);
-    static const int W[R_NKINDS] = {40, 10, 10, 8, 3, 6, 5, 6};
+    static const int W[R_NKINDS] = {40, 10, 10, 12, 3, 6, 5, 6};
     for (int i = 0; i < s->nrows; i++)
         s->kinds[i] = pick(W, R_NKINDS);
     if (late && pct(50)) /* a late row at a frozen coordinate: redelivered, or other bytes */
@@ -1236,11 +1238,11 @@ static void choose_op(void)
     enum { W_STAGE, W_RUN, W_PREFIX, W_KILL, W_CONT, W_INTER, W_OPT, W_CLEAR, W_ABANDON, W_LATE, W_MOVE, W_WEIRD, W_N };
     int w[W_N] = {0};
     w[W_STAGE] = c >= 0 && !M.l[c].sealed ? 12 : 0;
-    w[W_RUN] = c >= 0 ? 30 : 4;
-    w[W_PREFIX] = c >= 0 ? 7 : 0;
-    w[W_KILL] = c >= 0 ? 12 : 2;
+    w[W_RUN] = c >= 0 ? 22 : 4;
+    w[W_PREFIX] = c >= 0 ? 9 : 0;
+    w[W_KILL] = c >= 0 ? 22 : 3;
     w[W_CONT] = any_stopped >= 0 ? 14 : 0;
-    w[W_INTER] = c >= 0 && other >= 0 ? 7 : 0;
+    w[W_INTER] = c >= 0 && other >= 0 ? 10 : 0;
     w[W_OPT] = 5;
     w[W_CLEAR] = M.holder >= 0 ? 16 : 1;
     w[W_ABANDON] = sealed_open >= 0 ? 5 : any_sealed >= 0 ? 1 : 0;
@@ -1260,7 +1262,7 @@ static void choose_op(void)
         plan_run(L, 1, NSTMT);
         break;
     case W_PREFIX: {
-        static const int W[NSTMT] = {0, 2, 3, 8, 8, 3, 3, 3, 9, 8, 3, 1};
+        static const int W[NSTMT] = {0, 2, 3, 8, 10, 5, 5, 8, 9, 8, 3, 1};
         plan_run(L, 1, pick(W, NSTMT));
         break;
     }
@@ -1304,6 +1306,8 @@ static void choose_op(void)
             int *n = useA ? &na : &nb;
             int len = pct(40) ? 1 : range(1, 5);
             int e = *n + len - 1 > NSTMT ? NSTMT : *n + len - 1;
+            if ((na > 1 || nb > 1) && pct(15))
+                plan(OP_CLEAR, -1); /* the operator takes the other run for dead */
             step *s = plan(OP_RUN, useA ? L : other);
             if (!s)
                 break;

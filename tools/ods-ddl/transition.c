@@ -110,9 +110,13 @@ static void lease_problem(tr *t, int k)
          "        concat('%s %d/%d: this run of load ', " LOAD_TEXT ", ' does not hold the lease (',\n"
          "            (SELECT if(count() = 0, 'nobody holds it', concat('load ', any(_load_id), ' holds it since ', "
          "toString(any(since)), ' UTC')) FROM %s.order_lease_v),\n"
-         "            '): another run took over, or the lease was cleared. This run stops here, having "
-         "committed nothing; rerun the transition from statement 1 once no other is running'))",
-      t->D, t->name, k, t->n, t->D);
+         "            '): another run took over, or the lease was cleared. This run stops here, %s; "
+         "once no other run is going, run the %s again from statement 1: it completes what is left, or "
+         "changes nothing'))",
+      t->D, t->name, k, t->n, t->D,
+      /* what a run stopped at statement k has done: the commit is statement 10 */
+      strcmp(t->name, "transition") ? "part done" : k <= TR_COMMIT ? "having committed nothing" : "after the commit",
+      t->name);
 }
 
 /* Rows staged under the load after its freeze (a sealed or committed load). */
