@@ -21,9 +21,6 @@ statements_tsv() {
     }'
 }
 
-# stmt TABLE < SQL: the one generated statement that inserts into TABLE, without its ';'.
-stmt() { awk -v t="INSERT INTO $1 " 'BEGIN { RS = ";\n" } index($0, t) == 1 || index($0, "\n" t)'; }
-
 fx() { printf "file('%s/%s.tsv', TSVWithNames, '%s')" "$FIX" "$1" "$STRUCT"; }
 
 # The schema, a stand-in for the Kafka table (a MergeTree with the Kafka virtual columns as real

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# transition-guards: the six cases of issue 24 replayed as the issue tells them, on the embedded engine with the
-# 12-statement transition, each asserting the guard that now holds; then SIGKILL inside statements 4, 5, 9, 10 and abandon.
+# transition-guards: issue 24's six cases replayed as the issue tells them, on the embedded engine,
+# each asserting the guard the 12-statement transition now has; then SIGKILL mid-statement, abandon.
 load helpers
 
 FIX=$ROOT/tests/fixtures/guards
@@ -15,13 +15,15 @@ steps() { ods_ddl transition | awk -v a="$1" -v b="$2" '/^-- [0-9]+\. /{ n = $2 
 # tx LOAD K M: statements K to M of LOAD's transition in one chlocal process on ./db, which stops at
 # the first failing one; status, output and stderr_text as run_split leaves them.
 tx() { run_split chlocal --path db "--param_load_id=$1" -q "$(steps "$2" "$3")"; }
+# tx_ok LOAD K M: the same, which must succeed.
+tx_ok() { tx "$@"; [ "$status" -eq 0 ] || { echo "$1 $2-$3: $stderr_text"; return 1; }; }
 
 # q SQL: on ./db, must succeed.
 q() { chlocal --path db -q "$1"; }
 
 # stage_sql LOAD FILE SOURCE: the file's lines staged as one Kafka batch would be (topic SOURCE,
-# partition 0, offset = line number, empty lines skipped): the plain INSERT, not ods-ddl stage, so the scenarios replay
-# on a tree without that command too. stage LOAD FILE SOURCE runs it on ./db.
+# partition 0, offset = line number, empty lines skipped): a plain INSERT, not ods-ddl stage, so
+# the scenarios replay on a tree without that command too. stage LOAD FILE SOURCE runs it on ./db.
 stage_sql() {
     echo "INSERT INTO stg.orders_raw (raw, _topic, _partition, _offset, _timestamp, _key, _load_id, _load_ts)
 SELECT raw, '$3', 0, _line, NULL, '', '$1', now64(3, 'UTC')
@@ -31,18 +33,19 @@ SETTINGS input_format_parallel_parsing = 0, max_threads = 1;"
 }
 stage() { q "$(stage_sql "$@")"; }
 
+# Case 3 may keep its database in /dev/shm (see there).
+teardown() { if [ -n "${SHM_DB:-}" ]; then rm -rf "$SHM_DB"; fi; }
+
 # fresh: the schema on a new ./db.
 fresh() { rm -rf db; q "$(ods_ddl schema)"; }
 
-# fingerprint: each table the transition writes (rows, and a hash of their contents), the lease
-# and the staging: what must be equal before and after a run that writes nothing.
+# fingerprint: every table of stg and ods that holds rows (the lease's too, while it exists):
+# its rows, and a hash of their contents; what must be equal before and after a run that writes
+# nothing.
 fingerprint() {
-    local t sql=""
-    for t in ods.order_snapshot_rep ods.order_snapshot_hot ods.order_snapshot_errors ods.order_snapshot_stale \
-             ods.order_loads ods.order_manifest ods.order_frozen ods.order_lease_v stg.orders_raw; do
-        sql+="SELECT '$t', count(), sum(cityHash64(*)) FROM $t;"
-    done
-    q "$sql"
+    q "$(q "SELECT concat('SELECT ''', database, '.', name, ''', count(), sum(cityHash64(*)) FROM ', database, '.', name, ';')
+        FROM system.tables WHERE database IN ('stg', 'ods') AND engine NOT IN ('View', 'MaterializedView', 'Null', 'Merge', 'Kafka')
+        ORDER BY database, name FORMAT TSVRaw")"
 }
 
 # clean_run LOAD…: the reference, a clean sequential run of LOADs in that order (commit order)
@@ -82,23 +85,24 @@ same_as_clean() {
 # no_lease: nobody holds the lease.
 no_lease() { [ "$(q 'SELECT count() FROM ods.order_lease_v')" = 0 ]; }
 
-# Four days of one world, dirty, as loads P (day 1), A, B, C.
+# Four days of one world, dirty, staged as loads P (day 1), A, B, C; P committed.
 four_days() {
     local d
     for d in 1 2 3 4; do og --orders 300 --days 4 --dirty 0.1 --seed 24 --day "$d" > "d$d.jsonl"; done
-    fresh
-    stage P "$PWD/d1.jsonl" orders
-    stage A "$PWD/d2.jsonl" orders
-    stage B "$PWD/d3.jsonl" orders
-    stage C "$PWD/d4.jsonl" orders
-    tx P 1 12
+    rm -rf db
+    run_split chlocal --path db -q "$(ods_ddl schema)
+$(stage_sql P "$PWD/d1.jsonl" orders)
+$(stage_sql A "$PWD/d2.jsonl" orders)
+$(stage_sql B "$PWD/d3.jsonl" orders)
+$(stage_sql C "$PWD/d4.jsonl" orders)
+SET param_load_id = 'P';
+$(ods_ddl transition)"
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
 }
 
 @test "issue 24 case 1: overlapping runs: B started while A holds the lease fails at statement 1 naming A, writing nothing; no version is lost" {
     four_days
-    tx A 1 4
-    [ "$status" -eq 0 ]
+    tx_ok A 1 4
     before=$(fingerprint)
     tx B 1 7
     echo "$stderr_text"
@@ -106,14 +110,11 @@ four_days() {
     [[ "$stderr_text" == *"transition 1/12: the lease is held by load A since "* ]]
     [[ "$stderr_text" == *"DROP TABLE IF EXISTS ods.order_lease"* ]]
     [ "$(fingerprint)" = "$before" ]
-    tx A 5 12
-    [ "$status" -eq 0 ]
+    tx_ok A 5 12
     no_lease
-    # the issue lost B's versions at the next load's housekeeping: B, then C, commit
-    tx B 1 12
-    [ "$status" -eq 0 ]
-    tx C 1 12
-    [ "$status" -eq 0 ]
+    # B, then C, commit: C's housekeeping is where the issue lost B's versions
+    tx_ok B 1 12
+    tx_ok C 1 12
     clean_run P A B C
     same_as_clean
 }
@@ -123,30 +124,25 @@ four_days() {
     cp -a db db0
     # k = 3: A took the lease and checked its staging, not frozen yet; B runs and freezes, the
     # zombie A goes on while B holds the lease, B commits, A reruns
-    tx A 1 3
-    [ "$status" -eq 0 ]
+    tx_ok A 1 3
     q "DROP TABLE IF EXISTS ods.order_lease"
-    tx B 1 5
-    [ "$status" -eq 0 ]
+    tx_ok B 1 5
+    before=$(fingerprint)
     tx A 4 12
     echo "$stderr_text"
     [ "$status" -eq 1 ]
     [[ "$stderr_text" == *"transition 4/12: this run of load A does not hold the lease (load B holds it since "* ]]
-    [ "$(q "SELECT count() FROM ods.order_manifest WHERE _load_id = 'A'")" = 0 ]
-    tx B 6 12
-    [ "$status" -eq 0 ]
-    tx A 1 12
-    [ "$status" -eq 0 ]
-    tx C 1 12
-    [ "$status" -eq 0 ]
+    [ "$(fingerprint)" = "$before" ]
+    tx_ok B 6 12
+    tx_ok A 1 12
+    tx_ok C 1 12
     clean_run P B A C
     same_as_clean
 
     # k = 6: A is frozen (statement 5 sealed it) when its lease is cleared: B is refused, the
     # zombie stops at the fold, A reruns, then B
     rm -rf db && cp -a db0 db
-    tx A 1 6
-    [ "$status" -eq 0 ]
+    tx_ok A 1 6
     q "DROP TABLE IF EXISTS ods.order_lease"
     before=$(fingerprint)
     tx B 1 12
@@ -161,12 +157,9 @@ four_days() {
     [ "$status" -eq 1 ]
     [[ "$stderr_text" == *"transition 7/12: this run of load A does not hold the lease (nobody holds it)"* ]]
     [ "$(fingerprint)" = "$before" ]
-    tx A 1 12
-    [ "$status" -eq 0 ]
-    tx B 1 12
-    [ "$status" -eq 0 ]
-    tx C 1 12
-    [ "$status" -eq 0 ]
+    tx_ok A 1 12
+    tx_ok B 1 12
+    tx_ok C 1 12
     clean_run P A B C
     same_as_clean
 }
@@ -176,24 +169,19 @@ four_days() {
     # B commits; A commits without its fold (statement 7), as the issue's interleaving left it: B's
     # versions only in the hot table, B's delta below the greatest, which the housekeeping once took
     # for "folded"
-    tx B 1 12
-    [ "$status" -eq 0 ]
-    tx A 1 6
-    [ "$status" -eq 0 ]
-    tx A 8 12
-    [ "$status" -eq 0 ]
+    tx_ok B 1 12
+    tx_ok A 1 6
+    tx_ok A 8 12
     run q "SELECT (SELECT delta FROM ods.order_loads WHERE _load_id = 'B') < (SELECT max(delta) FROM ods.order_loads),
         (SELECT count() FROM ods.order_snapshot_rep WHERE _load_id = 'B'), (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = 'B') > 0 FORMAT TSV"
     [ "$output" = "$(printf '1\t0\t1')" ]
     hot_b=$(q "SELECT count(), sum(cityHash64(*)) FROM ods.order_snapshot_hot WHERE _load_id = 'B'")
     view=$(q "SELECT count(), sum(cityHash64(*)) FROM ods.order_v")
     # C's housekeeping alone
-    tx C 1 6
-    [ "$status" -eq 0 ]
+    tx_ok C 1 6
     [ "$(q "SELECT count(), sum(cityHash64(*)) FROM ods.order_snapshot_hot WHERE _load_id = 'B'")" = "$hot_b" ]
     [ "$(q "SELECT count(), sum(cityHash64(*)) FROM ods.order_v")" = "$view" ]
-    tx C 7 12
-    [ "$status" -eq 0 ]
+    tx_ok C 7 12
     clean_run P B A C
     same_as_clean
 }
@@ -201,8 +189,7 @@ four_days() {
 @test "issue 24 case 2: rows staged under a load after its freeze fail its commit (statement 10, naming them and move-late); moved to a new load, both commit, nothing lost" {
     fresh
     stage L1 "$FIX/case2-L1.jsonl" orders
-    tx L1 1 5
-    [ "$status" -eq 0 ]
+    tx_ok L1 1 5
     # during the run: a newer version of ORD-A2 and 'not json', the next offsets of another topic
     stage L1 "$FIX/case2-late.jsonl" orders-late
     tx L1 6 12
@@ -221,10 +208,8 @@ four_days() {
     run_split chlocal --path db --param_load_id=L1 --param_to_load_id=L1b -q "$(ods_ddl move-late)"
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
     [ "$(q "SELECT _load_id, count() FROM stg.orders_raw GROUP BY ALL ORDER BY ALL FORMAT CSV")" = "$(printf '"L1",3\n"L1b",2')" ]
-    tx L1 1 12
-    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
-    tx L1b 1 12
-    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    tx_ok L1 1 12
+    tx_ok L1b 1 12
     # the newer version is what order_v shows; 'not json' is in the errors table
     [ "$(q "SELECT status, updated_at, _load_id FROM ods.order_v WHERE order_id = 'ORD-A2' FORMAT CSV")" = '"paid","2026-03-01 11:00:00.000","L1b"' ]
     [ "$(q "SELECT raw, error_class, _load_id FROM ods.order_snapshot_errors FORMAT CSV")" = '"not json","not_an_object","L1b"' ]
@@ -255,14 +240,21 @@ SQL
     # 3 700 days, beyond the 3 660 a partition limit once allowed; each is a part of its own
     span_sql > span.sql
     chlocal --no-udf --param_n=3700 --param_status=paid --param_age=60 --param_every=1 --queries-file span.sql > s1.jsonl
-    chlocal --no-udf --param_n=3700 --param_status=shipped --param_age=3600 --param_every=5 --queries-file span.sql > s2.jsonl
-    chlocal --no-udf --param_n=3700 --param_status=delivered --param_age=7200 --param_every=37 --queries-file span.sql > s3.jsonl
+    chlocal --no-udf --param_n=3700 --param_status=shipped --param_age=3600 --param_every=37 --queries-file span.sql > s2.jsonl
+    chlocal --no-udf --param_n=3700 --param_status=delivered --param_age=7200 --param_every=370 --queries-file span.sql > s3.jsonl
     [ "$(wc -l < s1.jsonl)" -eq 3700 ]
     [[ "$(sed -n '1p' s1.jsonl)" == '{"order_id":"SPAN-00000","user_id":1000,"status":"paid","created_at":"1900-01-01T00:00:00.000Z",'* ]]
     [[ "$(sed -n '$p' s1.jsonl)" == *'"created_at":"2299-12-31T00:00:00.000Z"'* ]]
-    fresh
+    # 3 700 one-row parts, a directory of a dozen files each: on a disk writing and removing them
+    # takes 30 to 60 s, on a tmpfs a few, so the database goes to /dev/shm when it has room
+    db=$BATS_TEST_TMPDIR/db
+    if [ -w /dev/shm ] && [ "$(df -Pk /dev/shm | awk 'NR == 2 { print $4 }')" -gt 2097152 ]; then
+        SHM_DB=$(mktemp -d /dev/shm/transition-guards.XXXXXX)
+        db=$SHM_DB/db
+    fi
     # one process for the three loads: each process start would load the thousands of parts again
-    run_split chlocal --path db -q "$(stage_sql S1 "$PWD/s1.jsonl" span)
+    run_split chlocal --path "$db" -q "$(ods_ddl schema)
+$(stage_sql S1 "$PWD/s1.jsonl" span)
 $(stage_sql S2 "$PWD/s2.jsonl" span)
 $(stage_sql S3 "$PWD/s3.jsonl" span)
 SET param_load_id = 'S1';
@@ -277,8 +269,8 @@ SELECT status, count() FROM ods.order_v GROUP BY status ORDER BY status FORMAT T
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
     echo "$output"
     # S1 and S2 folded into _rep (S3's versions wait in the hot table for the next fold): 3700 +
-    # 740 rows in 3700 partitions, none elsewhere than its created_at's day
-    [ "$output" = "$(printf '4440\t3700\t0\nS1 S2 S3\ndelivered\t100\npaid\t2880\nshipped\t720')" ]
+    # 100 rows in 3700 partitions, none elsewhere than its created_at's day
+    [ "$output" = "$(printf '3800\t3700\t0\nS1 S2 S3\ndelivered\t10\npaid\t3600\nshipped\t90')" ]
 }
 
 @test "issue 24 case 4: 18 messages staged at one coordinate fail at statement 1 (nothing written, no lease), naming it and ods-ddl stage; staged by ods-ddl stage they commit, no figure wrapped" {
@@ -290,22 +282,19 @@ SELECT status, count() FROM ods.order_v GROUP BY status ORDER BY status FORMAT T
     tx n1 1 12
     echo "$stderr_text"
     [ "$status" -eq 1 ]
-    [[ "$stderr_text" == *"transition 1/12: 1 Kafka coordinates of load n1 hold different messages ("*"topic , partition 0, offset 0)"* ]]
+    [[ "$stderr_text" == *"transition 1/12: 1 Kafka coordinate"*" of load n1 "*"different messages"*"topic , partition 0, offset 0"* ]]
     [[ "$stderr_text" == *"(ods-ddl stage)"* ]]
     [ "$(q "SELECT * FROM ods.order_lease_v")" = "" ]
     [ "$(fingerprint | grep -v '^stg')" = "$(grep -v '^stg' <<<"$before")" ]
     # the same file through ods-ddl stage, under a new load id: 18 messages, the figures exact
     run_split chlocal --path db --param_load_id=n2 -q "$(ods_ddl stage --source backfill --file "$FIX/case4-nocoords.jsonl")"
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
-    tx n2 1 12
-    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    tx_ok n2 1 12
     run q "SELECT received, redelivered, accepted, stored, unchanged, stale, rejected, not_an_object, keyset_mismatch, field_invalid FROM ods.order_loads WHERE _load_id = 'n2' FORMAT CSV"
     echo "$output"
     [ "$output" = "18,0,14,12,2,0,4,2,1,1" ]
     [ "$(q "SELECT count() FROM ods.order_v")" = 4 ]
     [ "$(q "SELECT count() FROM ods.order_snapshot_errors")" = 4 ]
-    # no wrapped figure anywhere in the ledger
-    [ "$(q "SELECT countIf(arrayExists(x -> x >= 4294967296, [received, redelivered, accepted, stored, unchanged, stale, rejected, not_an_object, keyset_mismatch, field_invalid])) FROM ods.order_loads")" = 0 ]
 
     # a re-created topic: offset 1 of topic orders is line 1 in one staging, line 4 in another
     head -n 3 "$FIX/case4-nocoords.jsonl" > first3.jsonl
@@ -316,21 +305,22 @@ SELECT status, count() FROM ods.order_v GROUP BY status ORDER BY status FORMAT T
     tx r1 1 12
     echo "$stderr_text"
     [ "$status" -eq 1 ]
-    [[ "$stderr_text" == *"transition 1/12: 1 Kafka coordinates of load r1 hold different messages ("*"topic orders, partition 0, offset 1)"* ]]
+    [[ "$stderr_text" == *"transition 1/12: 1 Kafka coordinate"*" of load r1 "*"different messages"*"topic orders, partition 0, offset 1"* ]]
     [ "$(fingerprint)" = "$before" ]
     no_lease
     # the same bytes delivered twice at the same coordinates: one message, redelivered
     head -n 1 "$FIX/case4-nocoords.jsonl" > line1.jsonl
     stage d1 "$FIX/case4-nocoords.jsonl" replay
     stage d1 "$PWD/line1.jsonl" replay
-    tx d1 1 12
-    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    tx_ok d1 1 12
     run q "SELECT received, redelivered, accepted, stored, unchanged, stale, rejected FROM ods.order_loads WHERE _load_id = 'd1' FORMAT CSV"
     echo "$output"
     # order_v shows n2's versions already: d1 stores none; its 4 latest versions and a resend of
     # one are unchanged, the 8 older versions and the other resend stale
     [ "$output" = "19,1,14,0,5,9,4" ]
     [ "$(q "SELECT count() FROM ods.order_snapshot_errors WHERE _load_id = 'd1'")" = 4 ]
+    # no wrapped figure anywhere in the ledger
+    [ "$(q "SELECT count(), countIf(arrayExists(x -> x >= 4294967296, [received, redelivered, accepted, stored, unchanged, stale, rejected, not_an_object, keyset_mismatch, field_invalid])) FROM ods.order_loads FORMAT CSV")" = "2,0" ]
 }
 
 @test "issue 24 case 5: an empty, a mistyped and a never staged load id fail at statement 1 (no ledger row, no lease); rows staged under a committed id fail its next run" {
@@ -357,8 +347,7 @@ SELECT status, count() FROM ods.order_v GROUP BY status ORDER BY status FORMAT T
     no_lease
 
     # L1 commits; two rows staged under it afterwards: its next run fails, naming them
-    tx L1 1 12
-    [ "$status" -eq 0 ]
+    tx_ok L1 1 12
     stage L1 "$FIX/case2-late.jsonl" orders-late
     before=$(fingerprint)
     tx L1 1 12
@@ -380,8 +369,7 @@ SELECT status, count() FROM ods.order_v GROUP BY status ORDER BY status FORMAT T
     stage E3 "$PWD/e3.jsonl" orders
     # E2's transition folds E1 into _rep, E3's housekeeping leaves E1's versions in _rep only
     for id in E1 E2 E3; do
-        tx "$id" 1 12
-        [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+        tx_ok "$id" 1 12
     done
     run q "SELECT order_id, _partition_id, toYYYYMMDD(created_at) FROM ods.order_snapshot_rep WHERE _load_id = 'E1' ORDER BY order_id FORMAT TSV"
     echo "$output"
@@ -394,96 +382,79 @@ SELECT status, count() FROM ods.order_v GROUP BY status ORDER BY status FORMAT T
     [ "$(diff before.txt after.txt | grep '^[<>]')" = "< EDGE-1900" ]
 }
 
-# Blocks small enough that a statement writes many parts, so a kill lands between two of them
-# (reading staging in its key's order, the freeze would write blocks of 8192 rows whatever these say).
-SMALL_BLOCKS="--max_block_size=500 --max_insert_block_size=500 --min_insert_block_size_rows=0 --min_insert_block_size_bytes=0 --max_threads=1 --optimize_read_in_order=0"
-
-# kill_inside LOAD K [TABLE]: statement K of LOAD's transition alone, in a chlocal process killed
-# (kill -9) as soon as it is inside the statement: once a part of TABLE that was not there before
-# appears, or (no TABLE) once the engine has logged the statement's start. Sets killed_status.
+# kill_inside LOAD K: statement K of LOAD's transition alone in a chlocal process killed (kill -9)
+# 5 ms into it. A marker query before it creates ./passed, waits 0.1 s and writes it as it ends:
+# from then on the process is in statement K, which the state then shows unfinished. (The engine's
+# log cannot tell: chlocal hands on its output when the process ends.) The last waits are busy
+# loops on builtins and the process runs at the lowest priority, so a busy machine delays the kill
+# less than the statement. Sets killed_status; fails unless the marker was written.
 kill_inside() {
-    local k=$2 table=${3:-} path="" parts="" pid i
-    if [ -n "$table" ]; then
-        path=$(q "SELECT data_paths[1] FROM system.tables WHERE concat(database, '.', name) = '$table'")
-        parts=$(ls "$path")
-    fi
-    "$BIN/chlocal" --path db "--param_load_id=$1" --send_logs_level=debug $SMALL_BLOCKS -q "$(steps "$k" "$k")" > kill.out 2> kill.log &
+    local pid t
+    rm -f passed
+    nice -n 19 "$BIN/chlocal" --path db "--param_load_id=$1" -q "SELECT sleep(0.1) INTO OUTFILE 'passed' FORMAT TSV;
+$(steps "$2" "$2")" > kill.out 2> kill.err &
     pid=$!
-    for ((i = 0; i < 3000; i++)); do
-        if [ -n "$table" ]; then
-            ls "$path" | grep -v '^tmp\|^detached$\|^format_version.txt$' | grep -qvxF "$parts" && break
-        else
-            grep -q ' executeQuery: ' kill.log && break
-        fi
-        sleep 0.01
-    done
-    kill -9 "$pid"
+    until [ -e passed ] || ! kill -0 "$pid" 2> /dev/null; do sleep 0.01; done
+    until [ -s passed ] || ! kill -0 "$pid" 2> /dev/null; do :; done
+    t=${EPOCHREALTIME/./}
+    while (( ${EPOCHREALTIME/./} - t < 5000 )); do :; done
+    kill -9 "$pid" || true
     killed_status=0
     wait "$pid" || killed_status=$?
+    [ -s passed ]
 }
 
-@test "SIGKILL inside statements 4, 5, 9 and 10, the lease cleared, the load rerun: the tables converge to a clean run's" {
-    orders=20000
-    sanitized && orders=4000
+@test "SIGKILL inside statements 4, 5, 9 and 10, each time the lease cleared and the load rerun: the tables converge to a clean run's" {
+    orders=5000
+    sanitized && orders=3000
     for d in 1 2 3; do og --orders "$orders" --days 3 --dirty 0.05 --seed 9 --day "$d" > "d$d.jsonl"; done
     head -n $((orders / 10)) d1.jsonl > p.jsonl
     head -n $((orders / 10)) d3.jsonl > n.jsonl
     # P committed, L (a day of the world) and N staged; the clean run of P, L, N beside them
     fresh
     q "$(stage_sql P "$PWD/p.jsonl" orders) $(stage_sql L "$PWD/d2.jsonl" orders) $(stage_sql N "$PWD/n.jsonl" orders)"
-    tx P 1 12
-    [ "$status" -eq 0 ]
+    tx_ok P 1 12
     clean_run P L N
     messages=$(q "SELECT uniqExact(_topic, _partition, _offset) FROM stg.orders_raw WHERE _load_id = 'L'")
     stored=$(q "SELECT stored FROM o2.order_loads WHERE _load_id = 'L'")
-    [ "$messages" -gt 1000 ] && [ "$stored" -gt 1000 ]
-    mv db template
+    [ "$messages" -gt 1000 ]
+    [ "$stored" -gt 1000 ]
+    # one history: L is killed inside statement 4; its rerun inside 5; the next one inside 9, then
+    # inside 10; each time after the lease is cleared, as the next run's message says
     for k in 4 5 9 10; do
-        rm -rf db && cp -a template db
-        if [ "$k" -gt 1 ]; then tx L 1 $((k - 1)); [ "$status" -eq 0 ]; fi
-        case $k in
-            4) kill_inside L 4 ods.order_manifest ;;
-            9) kill_inside L 9 ods.order_snapshot_hot ;;
-            *) kill_inside L "$k" ;;
-        esac
-        [ "$killed_status" -eq 137 ] || { echo "statement $k: exit $killed_status, not killed"; cat kill.log; return 1; }
-        # the state proves the kill landed inside the statement
+        tx_ok L 1 $((k - 1))
+        kill_inside L "$k"
+        [ "$killed_status" -eq 137 ] || { echo "statement $k: exit $killed_status, not killed"; cat kill.err; return 1; }
+        # the state shows the kill landed inside the statement: its writes not (all) done
         run q "SELECT (SELECT count() FROM ods.order_manifest WHERE _load_id = 'L'), (SELECT count() FROM ods.order_frozen WHERE _load_id = 'L'),
             (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = 'L'), (SELECT count() FROM ods.order_loads WHERE _load_id = 'L') FORMAT TSV"
         echo "statement $k killed: manifest, seal, hot rows, ledger rows of L: $output"
         read -r manifest seal hot ledger <<<"$output"
         [ "$ledger" -eq 0 ]
         case $k in
-            4)  [ "$manifest" -gt 0 ]
-                [ "$manifest" -lt "$messages" ]
+            4)  [ "$manifest" -lt "$messages" ]
                 [ "$seal" -eq 0 ] ;;
             5)  [ "$manifest" -eq "$messages" ]
-                [ "$seal" -eq 0 ]
-                grep -q ' executeQuery: .*INSERT INTO ods.order_frozen ' kill.log ;;
+                [ "$seal" -eq 0 ] ;;
             9)  [ "$seal" -eq 1 ]
-                [ "$hot" -gt 0 ]
                 [ "$hot" -lt "$stored" ] ;;
-            10) [ "$hot" -eq "$stored" ]
-                grep -q ' executeQuery: .*INSERT INTO ods.order_loads ' kill.log ;;
+            10) [ "$hot" -eq "$stored" ] ;;
         esac
-        # the dead run holds the lease: the next load is refused, naming it, until it is cleared
+        # the dead run holds the lease: another run is refused, naming it, until it is cleared
         tx N 1 12
         [ "$status" -eq 1 ]
         [[ "$stderr_text" == *"transition 1/12: the lease is held by load L since "* ]]
         q "DROP TABLE IF EXISTS ods.order_lease"
-        tx L 1 12
-        [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
-        tx N 1 12
-        [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
-        same_as_clean
     done
+    tx_ok L 1 12
+    tx_ok N 1 12
+    same_as_clean
 }
 
 @test "ods-ddl abandon: a load frozen and failed is abandoned, the next load runs; the abandoned one, rerun later from its staging, commits as a clean run would" {
     four_days
-    # F (day 2) dies after its gate: frozen, versions in the hot table, the lease held
-    tx A 1 9
-    [ "$status" -eq 0 ]
+    # A (day 2) dies after its gate: frozen, versions in the hot table, the lease held (cleared)
+    tx_ok A 1 9
     q "DROP TABLE IF EXISTS ods.order_lease"
     tx B 1 12
     [ "$status" -eq 1 ]
@@ -492,7 +463,7 @@ kill_inside() {
     run q "SELECT (SELECT count() FROM ods.order_manifest WHERE _load_id = 'A') > 0, (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = 'A') > 0,
         (SELECT count() FROM ods.order_snapshot_errors WHERE _load_id = 'A') > 0 FORMAT TSV"
     [ "$output" = "$(printf '1\t1\t1')" ]
-    # a committed load is never abandoned
+    # a committed load is never abandoned (the refusal comes after the lease is taken, and keeps it)
     run_split chlocal --path db --param_load_id=P -q "$(ods_ddl abandon)"
     [ "$status" -eq 1 ]
     [[ "$stderr_text" == *"abandon 3/10: load P is committed"* ]]
@@ -504,10 +475,8 @@ kill_inside() {
         (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = 'A'), (SELECT count() FROM ods.order_snapshot_errors WHERE _load_id = 'A'),
         (SELECT count() FROM ods.order_snapshot_stale WHERE _load_id = 'A'), (SELECT count() FROM stg.orders_raw WHERE _load_id = 'A') FORMAT TSV"
     [ "$output" = "$(printf '0\t0\t0\t0\t0\t%s' "$staged")" ]
-    tx B 1 12
-    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
-    tx A 1 12
-    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    tx_ok B 1 12
+    tx_ok A 1 12
     clean_run P B A
     same_as_clean
 }
