@@ -60,9 +60,10 @@ FROM (
         FROM t.delivered WHERE expect = ''));
 -- The current version by another route than FINAL: the greatest updated_at, ties to the version
 -- stored last. Under --store changes that is the load where the version first appeared (a re-sent
--- unchanged version is not stored); under --store every the latest load that delivered it.
+-- unchanged version is not stored); under --store every the latest load that delivered it
+-- (a load stores each of its versions once: its first copy).
 CREATE VIEW t.current AS SELECT * FROM t.typed WHERE fate = 'stored' ORDER BY updated_at DESC, seq DESC, _offset DESC LIMIT 1 BY order_id;
-CREATE VIEW t.current_every AS SELECT * FROM t.typed ORDER BY updated_at DESC, seq DESC, _offset DESC LIMIT 1 BY order_id;
+CREATE VIEW t.current_every AS SELECT * FROM t.typed WHERE nth_same = 1 ORDER BY updated_at DESC, seq DESC, _offset DESC LIMIT 1 BY order_id;
 SQL
 }
 

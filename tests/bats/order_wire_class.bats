@@ -430,8 +430,8 @@ SQL
 
     # Exactly as scripts/demo: schema, one batch into stg (empty messages skipped), transition.
     "$BIN/ods-ddl" schema >schema.sql
-    # --store every: every accepted row is typed and stored, so accepted = rows stored (the gate
-    # would store a repeated identical message once)
+    # --store every: every accepted message is typed and has its fate (stored, or unchanged: a
+    # copy of a version the load holds), without a prior to compare with
     "$BIN/ods-ddl" transition --store every >transition.sql
     run_split chlocal --path db --queries-file schema.sql
     [ "$status" -eq 0 ]
@@ -457,7 +457,10 @@ SQL
     run_split chlocal --path db --param_load_id="$id" -q "
         SELECT messages, empty_skipped,
                (SELECT count() FROM stg.orders_raw WHERE _load_id = {load_id:String}) AS received,
-               (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = {load_id:String}) AS accepted,
+               (SELECT any(accepted) FROM ods.order_loads WHERE _load_id = {load_id:String}) AS accepted,
+               (SELECT any(stored) + any(unchanged) + any(stale) FROM ods.order_loads WHERE _load_id = {load_id:String}) AS fated,
+               (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = {load_id:String}) AS hot,
+               (SELECT any(stored) FROM ods.order_loads WHERE _load_id = {load_id:String}) AS stored,
                (SELECT count() FROM ods.order_snapshot_errors WHERE _load_id = {load_id:String}) AS rejected,
                (SELECT countIf(error_class = 'not_an_object') FROM ods.order_snapshot_errors WHERE _load_id = {load_id:String}),
                (SELECT countIf(error_class = 'keyset_mismatch') FROM ods.order_snapshot_errors WHERE _load_id = {load_id:String}),
@@ -466,8 +469,11 @@ SQL
         FORMAT TSV"
     echo "$stderr_text"
     [ "$status" -eq 0 ]
-    local messages empty received accepted rejected nao keyset field
-    IFS=$'\t' read -r messages empty received accepted rejected nao keyset field <<<"$output"
+    local messages empty received accepted fated hot stored rejected nao keyset field
+    IFS=$'\t' read -r messages empty received accepted fated hot stored rejected nao keyset field <<<"$output"
+    [ "$fated" -eq "$accepted" ]
+    [ "$hot" -eq "$stored" ]
+    [ "$stored" -ge 1000 ]
     echo "messages $messages, empty skipped $empty, received $received, accepted $accepted, rejected $rejected ($nao / $keyset / $field)"
     echo "# end to end: $messages messages, $empty empty skipped, $received received = $accepted accepted + $rejected rejected ($nao not_an_object, $keyset keyset_mismatch, $field field_invalid)" >&3
     [ "$messages" -eq "$e_msgs" ]

@@ -463,18 +463,19 @@ $(steps "$2" "$2")" > kill.out 2> kill.err &
     run q "SELECT (SELECT count() FROM ods.order_manifest WHERE _load_id = 'A') > 0, (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = 'A') > 0,
         (SELECT count() FROM ods.order_snapshot_errors WHERE _load_id = 'A') > 0 FORMAT TSV"
     [ "$output" = "$(printf '1\t1\t1')" ]
-    # a committed load is never abandoned (the refusal comes after the lease is taken, and keeps it)
+    # a committed load is never abandoned (refused at statement 1, before the lease is taken)
     run_split chlocal --path db --param_load_id=P -q "$(ods_ddl abandon)"
     [ "$status" -eq 1 ]
-    [[ "$stderr_text" == *"abandon 3/10: load P is committed"* ]]
-    q "DROP TABLE IF EXISTS ods.order_lease"
+    [[ "$stderr_text" == *"abandon 1/11: load P is committed"* ]]
+    no_lease
     run_split chlocal --path db --param_load_id=A -q "$(ods_ddl abandon)"
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
     no_lease
     run q "SELECT (SELECT count() FROM ods.order_manifest WHERE _load_id = 'A'), (SELECT count() FROM ods.order_frozen WHERE _load_id = 'A'),
         (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = 'A'), (SELECT count() FROM ods.order_snapshot_errors WHERE _load_id = 'A'),
-        (SELECT count() FROM ods.order_snapshot_stale WHERE _load_id = 'A'), (SELECT count() FROM stg.orders_raw WHERE _load_id = 'A') FORMAT TSV"
-    [ "$output" = "$(printf '0\t0\t0\t0\t0\t%s' "$staged")" ]
+        (SELECT count() FROM ods.order_snapshot_stale WHERE _load_id = 'A'), (SELECT count() FROM ods.order_fates WHERE _load_id = 'A'),
+        (SELECT count() FROM stg.orders_raw WHERE _load_id = 'A') FORMAT TSV"
+    [ "$output" = "$(printf '0\t0\t0\t0\t0\t0\t%s' "$staged")" ]
     tx_ok B 1 12
     tx_ok A 1 12
     clean_run P B A

@@ -50,7 +50,8 @@ static const char USAGE[] =
     "                     nogate (no run resumed past statement 8 or 9 unless it completed\n"
     "                     since the freeze)\n"
     "  --late-copy HOW    a copy of a frozen message (same coordinates and bytes) staged after the\n"
-    "                     freeze: \"changes\" the load's staging (the promise, default) or is \"ignored\"\n"
+    "                     freeze is \"ignored\" (the promise, default: the load holds that message\n"
+    "                     already) or \"changes\" the load's staging (the other reading)\n"
     "  --print-messages N print N generated messages, one a line: class, typed TSV, raw (for\n"
     "                     the test that checks them with order_wire_class and order_wire_parse)\n"
     "\n"
@@ -89,7 +90,7 @@ static int g_staging_first;
 /* --late-copy: is a copy of a frozen message (same coordinates, same bytes) staged after the
  * freeze a change of the load's staging? The promise says yes ("changes", the default: the count
  * of staged rows moved); "ignored" is the other reading (only rows not in the frozen set count) */
-static int g_late_copy_ignored;
+static int g_late_copy_ignored = 1;
 /* --avoid: leave out steps that hit a divergence already known, to look for others meanwhile */
 static unsigned g_avoid_kill; /* bit k: no kill inside statement k */
 static int g_avoid_from12, g_avoid_latecopy, g_avoid_nogate;
@@ -495,7 +496,8 @@ typedef struct {
     int kind; /* K_REAL, K_TYPO, ... (the generator's business) */
     int sealed, committed, freeze_seq, staged_at_freeze;
     int has_pending, pending_unknown;
-    int errs_done, gate_done; /* statements 8 and 9 completed since the freeze (for --avoid nogate) */
+    int errs_done, gate_done; /* statements 8 and 9 completed since the freeze: 1, 0, or -1 unknown
+                               * (killed inside it); the commit needs both */
     int npend, nfroz;
     int pend[MAXROW], froz[MAXROW]; /* rows: the first received copy per coordinates */
     int delta;
@@ -511,6 +513,7 @@ typedef struct {
     load l[MAXLOAD];
     int nl;
     int holder; /* the load holding the lease, -1 none */
+    int lease_empty; /* the lease's table exists and names nobody (a kill inside statement 2) */
     version cur[NORD];
     int ndelta;
 } model;
@@ -723,14 +726,14 @@ static int check_stmt(const model *m, int L, int k, char *why, size_t wn)
             snprintf(why, wn, "'%s' is not a load id", l->id);
             return P_FAIL;
         }
-        if (hold) {
-            snprintf(why, wn, "the lease is held by %s", hold);
+        if (hold || m->lease_empty) {
+            snprintf(why, wn, "the lease is held by %s", hold ? hold : "nobody (its table is empty)");
             return P_FAIL;
         }
         return g_staging_first ? staging_problem(m, L, why, wn) : P_OK;
     case 2:
-        if (hold) {
-            snprintf(why, wn, "the lease is held by %s", hold);
+        if (hold || m->lease_empty) {
+            snprintf(why, wn, "the lease is held by %s", hold ? hold : "nobody (its table is empty)");
             return P_FAIL;
         }
         return P_OK;
@@ -759,7 +762,8 @@ static int check_stmt(const model *m, int L, int k, char *why, size_t wn)
                 return P_FAIL;
             }
         return P_OK;
-    case 7:
+    case 7: /* the fold concerns committed loads only: the lease is enough */
+        return P_OK;
     case 8:
     case 9:
     case 10:
@@ -770,6 +774,16 @@ static int check_stmt(const model *m, int L, int k, char *why, size_t wn)
         if (k == 10 && changed(m, L)) {
             snprintf(why, wn, "rows staged under %s after its freeze", l->id);
             return P_FAIL;
+        }
+        if (k == 10 && !l->committed) {
+            /* the commit refuses a load whose errors or fates are not all written */
+            if (l->errs_done == 0 || l->gate_done == 0) {
+                snprintf(why, wn, "statement %d has not completed for %s since its freeze", l->errs_done ? 9 : 8,
+                         l->id);
+                return P_FAIL;
+            }
+            if (l->errs_done < 0 || l->gate_done < 0)
+                return P_UNSURE;
         }
         return P_OK;
     }
@@ -815,50 +829,51 @@ static void apply_stmt(model *m, int L, int k)
         break;
     case 12:
         m->holder = -1;
+        m->lease_empty = 0;
         break;
     }
 }
 
-/* abandon (a procedure under the lease): fails when the lease is held, or (holding it then) for
- * a committed load; else the load is as if never run: no manifest, no freeze, no errors */
+/* abandon (a procedure under the lease): fails at its statement 1, taking no lease, when the
+ * lease is held or the load is committed; else the load is as if never run: no manifest, no
+ * freeze, no fates, no errors */
 static int model_abandon(model *m, int L, char *why, size_t wn)
 {
     if (!valid_id(m->l[L].id)) {
         snprintf(why, wn, "'%s' is not a load id", m->l[L].id);
         return 1;
     }
-    if (m->holder >= 0) {
-        snprintf(why, wn, "the lease is held by %s", m->l[m->holder].id);
+    if (m->holder >= 0 || m->lease_empty) {
+        snprintf(why, wn, "the lease is held by %s", m->holder >= 0 ? m->l[m->holder].id : "nobody");
         return 1;
     }
     if (m->l[L].committed) {
-        m->holder = L;
         snprintf(why, wn, "%s is committed", m->l[L].id);
-        return 3;
+        return 1;
     }
     load *l = &m->l[L];
     l->sealed = l->has_pending = l->pending_unknown = 0;
     l->npend = l->nfroz = l->staged_at_freeze = 0;
+    l->errs_done = l->gate_done = 0;
     return 0;
 }
 
 /* move-late: the rows staged under the frozen L after its freeze go to T (coordinates and
- * _load_ts kept); fails when the lease is held, or (holding it then) when L is not frozen or T
- * is not a new load id */
+ * _load_ts kept); fails at its statement 1, taking no lease, when the lease is held, L is not
+ * frozen or T is not a new load id */
 static int model_move(model *m, int L, int T, char *why, size_t wn)
 {
     if (!valid_id(m->l[L].id)) {
         snprintf(why, wn, "'%s' is not a load id", m->l[L].id);
         return 1;
     }
-    if (m->holder >= 0) {
-        snprintf(why, wn, "the lease is held by %s", m->l[m->holder].id);
+    if (m->holder >= 0 || m->lease_empty) {
+        snprintf(why, wn, "the lease is held by %s", m->holder >= 0 ? m->l[m->holder].id : "nobody");
         return 1;
     }
     if (!m->l[L].sealed || !valid_id(m->l[T].id) || T == L || m->l[T].sealed || m->l[T].committed) {
-        m->holder = L;
         snprintf(why, wn, "%s is not frozen, or %s is not a new load", m->l[L].id, m->l[T].id);
-        return 3;
+        return 1;
     }
     for (int r = 0; r < g_nrow; r++)
         if (g_row[r].staged && g_row[r].load == L && g_row[r].seq > m->l[L].freeze_seq &&
@@ -966,6 +981,8 @@ static char *render_expected(const model *m)
         bprintf(&b, "H\t%s", m->l[m->holder].id);
         lines_add(&ls, b.s, b.len);
     }
+    if (m->holder >= 0 || m->lease_empty)
+        lines_add(&ls, "T\tlease", 7);
     lines_add(&ls, "P\t0", 3);
     qsort(ls.v, (size_t)ls.n, sizeof *ls.v, cmp_str);
     b.len = 0;
@@ -985,6 +1002,7 @@ static const char *section_name(char tag)
     case 'E':
     case 'e': return "errors";
     case 'H': return "lease";
+    case 'T': return "the lease's table";
     case 'F': return "frozen";
     case 'P': return "rows outside their created_at day's partition";
     }
@@ -1288,7 +1306,7 @@ static void choose_op(void)
     w[W_CONT] = any_stopped >= 0 ? 14 : 0;
     w[W_INTER] = c >= 0 && other >= 0 ? 10 : 0;
     w[W_OPT] = 5;
-    w[W_CLEAR] = M.holder >= 0 ? 16 : 1;
+    w[W_CLEAR] = M.holder >= 0 || M.lease_empty ? 16 : 1;
     w[W_ABANDON] = sealed_open >= 0 ? 5 : any_sealed >= 0 ? 1 : 0;
     w[W_LATE] = any_sealed >= 0 ? 6 : 0;
     w[W_MOVE] = late_load >= 0 && g_move ? 14 : 0;
@@ -1311,7 +1329,7 @@ static void choose_op(void)
         break;
     }
     case W_KILL: {
-        if (M.holder >= 0 && pct(80))
+        if ((M.holder >= 0 || M.lease_empty) && pct(80))
             plan(OP_CLEAR, -1);
         int k = kill_stmt();
         plan_kill(L, k);
@@ -1342,7 +1360,7 @@ static void choose_op(void)
         /* two loads, statement by statement in chunks, each chunk its own run */
         if (nstaged(&M, other) == 0)
             plan_stage(other, 0);
-        if (M.holder >= 0)
+        if (M.holder >= 0 || M.lease_empty)
             plan(OP_CLEAR, -1);
         int na = 1, nb = 1, pa = g_proc_next++, pb = g_proc_next++;
         while (na <= NSTMT || nb <= NSTMT) {
@@ -1377,7 +1395,7 @@ static void choose_op(void)
         break;
     case W_ABANDON: {
         int A = sealed_open >= 0 ? sealed_open : any_sealed;
-        if (M.holder >= 0 && pct(80))
+        if ((M.holder >= 0 || M.lease_empty) && pct(80))
             plan(OP_CLEAR, -1);
         plan(OP_ABANDON, A);
         if (pct(50))
@@ -1387,7 +1405,7 @@ static void choose_op(void)
     case W_LATE:
         plan_stage(any_sealed, 1);
         if (pct(40)) {
-            if (M.holder >= 0)
+            if (M.holder >= 0 || M.lease_empty)
                 plan(OP_CLEAR, -1);
             plan_run(any_sealed, 1, NSTMT);
         }
@@ -1401,7 +1419,7 @@ static void choose_op(void)
             T = load_of_kind(K_NEW);
         if (T < 0)
             break;
-        if (M.holder >= 0)
+        if (M.holder >= 0 || M.lease_empty)
             plan(OP_CLEAR, -1);
         step *s = plan(OP_MOVE, late_load);
         if (s)
@@ -1421,7 +1439,7 @@ static void choose_op(void)
             plan_stage(W, 0);
             break;
         }
-        if (kind == K_NOROWS && M.holder >= 0)
+        if (kind == K_NOROWS && (M.holder >= 0 || M.lease_empty))
             plan(OP_CLEAR, -1);
         plan_run(W, 1, NSTMT);
         break;
@@ -1445,7 +1463,7 @@ static int gen_next(void)
              * fold when they have not completed since the freeze */
             if (g_avoid_nogate && (s->op == OP_RUN || s->op == OP_KILL) && s->load >= 0 && M.l[s->load].sealed &&
                 !M.l[s->load].committed &&
-                ((s->a > 8 && !M.l[s->load].errs_done) || (s->a > 9 && !M.l[s->load].gate_done))) {
+                ((s->a > 8 && M.l[s->load].errs_done != 1) || (s->a > 9 && M.l[s->load].gate_done != 1))) {
                 if (s->op == OP_KILL) /* no kill then: the run from the fold */
                     s->op = OP_RUN, s->b = NSTMT, s->solo = 0;
                 s->a = 7;
@@ -1462,7 +1480,7 @@ static int gen_next(void)
             int c = current_load();
             if (M.ndelta >= 2 || c < 0 || g_nstep >= g_steps_max + 6 || g_finishing++ >= 2)
                 return -1;
-            if (M.holder >= 0)
+            if (M.holder >= 0 || M.lease_empty)
                 plan(OP_CLEAR, -1);
             if (nstaged(&M, c) == 0 && !M.l[c].sealed)
                 plan_stage(c, 0);
@@ -1541,6 +1559,7 @@ static void sql_reads(buf *b, int i)
     bputs(b, "UNION ALL SELECT concat('E\\t', _load_id, '\\t', _topic, '\\t', toString(_partition), '\\t', "
              "toString(_offset), '\\t', error_class, '\\t', hex(raw)) FROM ods.order_snapshot_errors\n");
     bputs(b, "UNION ALL SELECT concat('H\\t', _load_id) FROM ods.order_lease_v\n");
+    bputs(b, "UNION ALL SELECT 'T\\tlease' FROM system.tables WHERE database = 'ods' AND name = 'order_lease'\n");
     bputs(b, "UNION ALL SELECT concat('F\\t', _load_id) FROM ods.order_frozen\n");
     bputs(b, "UNION ALL SELECT concat('P\\t', toString(count())) FROM ods.order_snapshot_rep WHERE _partition_id != "
              "formatDateTime(created_at, '%Y%m%d')\n)");
@@ -1951,6 +1970,7 @@ static int predict_step(int i)
         return P_OK;
     case OP_CLEAR:
         M.holder = -1;
+        M.lease_empty = 0;
         return P_OK;
     case OP_ABANDON:
     case OP_MOVE: {
@@ -2239,8 +2259,11 @@ static int do_kill(int i)
             int took = -1;
             if (need_read) {
                 const char *rdx = p2->reads[i];
-                if (k == 2)
+                if (k == 2) {
                     took = has_line(rdx, 'H', M.l[L].id, 1);
+                    /* the table created, its row not written: a lease that names nobody */
+                    M.lease_empty = !took && has_line(rdx, 'T', NULL, 1);
+                }
                 else if (k == 5)
                     took = has_line(rdx, 'F', M.l[L].id, 1);
                 else if (k == 10)
@@ -2249,6 +2272,11 @@ static int do_kill(int i)
                     took = !has_line(rdx, 'H', NULL, 1);
             } else if (k == 4 && !M.l[L].sealed) {
                 M.l[L].pending_unknown = 1;
+            } else if ((k == 8 || k == 9) && M.l[L].sealed && !M.l[L].committed) {
+                /* cut short or complete: the commit will tell */
+                int *d = k == 8 ? &M.l[L].errs_done : &M.l[L].gate_done;
+                if (*d != 1)
+                    *d = -1;
             }
             if (took == 1)
                 apply_stmt(&M, L, k);
@@ -2702,7 +2730,7 @@ int main(int argc, char **argv)
         return 1;
     }
     free(tr);
-    g_staging_first = strstr(g_stmt[1], "the staging checked as in statement 3") != NULL;
+    g_staging_first = strstr(g_stmt[1], "the checks of statement 3 too") != NULL;
     g_schema = ods_ddl("schema");
     if (!g_schema) {
         fprintf(stderr, "sched: %s/ods-ddl schema failed\n", g_bin);

@@ -143,6 +143,20 @@ int ddl_schema(FILE *out, const ddl_opts *o)
     sqlw_put(&st, out, "ORDER BY _load_id\nCOMMENT ");
     sqlw_quote(&st, out, "frozen loads: staged rows (copies included) and distinct messages at the freeze");
 
+    /* The fate the gate (statement 9) gave each accepted message of a load: stored, unchanged
+     * or stale. The ledger's figures are counted here, and the commit refuses a load whose every
+     * accepted message has no fate yet (a gate cut short, or never run): what the hot table
+     * lacks could not be told from what was unchanged. Local, like the manifest. */
+    sqlw_put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_fates", D);
+    sqlw_on_cluster(&st, out, o);
+    sqlw_put(&st, out, "\n(\n    _load_id String,\n");
+    for (size_t i = 0; i < 3; i++) /* the coordinates: _topic, _partition, _offset */
+        sqlw_put(&st, out, "    %s %s,\n", SQLW_META[i][0], SQLW_META[i][1]);
+    sqlw_put(&st, out, "    fate Enum8('stored' = 1, 'stale' = 2, 'unchanged' = 3)\n)\n");
+    sqlw_engine(&st, out, o, "MergeTree", D, "order_fates", NULL);
+    sqlw_put(&st, out, "PARTITION BY _load_id\nORDER BY (_load_id, _topic, _partition, _offset)\nCOMMENT ");
+    sqlw_quote(&st, out, "the gate's verdict on each accepted message of a load: what the ledger counts");
+
     /* The transition's lease is the table order_lease itself, created by a run's statement 2 (a
      * CREATE of an existing table fails: one holder) and dropped by its last. This Merge table
      * reads it when it exists and reads nothing when it does not, so the checks can name the
@@ -165,10 +179,12 @@ int ddl_schema(FILE *out, const ddl_opts *o)
         dist_table(&st, out, o, "order_snapshot_stale_dist", "order_snapshot_stale", "cityHash64(order_id)");
     }
 
-    /* The gate: the good branch's INSERT (store changes) writes each version it keeps and each
-     * stale message, with its fate, into this Null table once; one materialized view sends the
-     * stored ones to the hot table, one the stale ones to order_snapshot_stale. One pass over
-     * the load does both; a Null table keeps nothing. */
+    /* The gate: the good branch's INSERT writes each accepted message, with its fate, into
+     * this Null table; one materialized view sends the stored versions to the hot table, one
+     * the stale messages to order_snapshot_stale, one every fate to order_fates. Each target
+     * has its own _put flag, false for what an earlier run already wrote there, so a rerun after
+     * a gate cut short anywhere (even between two views of one block) writes what is missing
+     * and nothing twice. One pass over the load; a Null table keeps nothing. */
     sqlw_put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_gate", D);
     sqlw_on_cluster(&st, out, o);
     sqlw_store_columns(&st, out, 1);
@@ -178,12 +194,17 @@ int ddl_schema(FILE *out, const ddl_opts *o)
     sqlw_on_cluster(&st, out, o);
     sqlw_put(&st, out, " TO %s.%s AS\nSELECT ", D, sqlw_target(o, "order_snapshot_hot", "order_snapshot_hot_dist"));
     sqlw_store_names(&st, out);
-    sqlw_put(&st, out, "\nFROM %s.order_gate\nWHERE _fate = 'stored'", D);
+    sqlw_put(&st, out, "\nFROM %s.order_gate\nWHERE _fate = 'stored' AND _put_hot", D);
     sqlw_put(&st, out, ";\n\nCREATE MATERIALIZED VIEW IF NOT EXISTS %s.order_gate_stale", D);
     sqlw_on_cluster(&st, out, o);
     sqlw_put(&st, out, " TO %s.%s AS\nSELECT order_id, updated_at, _topic, _partition, _offset, _load_id, _load_ts\n"
-                  "FROM %s.order_gate\nWHERE _fate = 'stale'",
+                  "FROM %s.order_gate\nWHERE _fate = 'stale' AND _put_stale",
         D, sqlw_target(o, "order_snapshot_stale", "order_snapshot_stale_dist"), D);
+    sqlw_put(&st, out, ";\n\nCREATE MATERIALIZED VIEW IF NOT EXISTS %s.order_gate_fates", D);
+    sqlw_on_cluster(&st, out, o);
+    sqlw_put(&st, out, " TO %s.order_fates AS\nSELECT _load_id, _topic, _partition, _offset, _fate AS fate\n"
+                  "FROM %s.order_gate\nWHERE _put_fate",
+        D, D);
 
     /* order_v: per order, the newest of _rep's FINAL row and the hot rows of committed loads
      * (greatest updated_at; on a tie the hot row, of the latest load among hot rows: its

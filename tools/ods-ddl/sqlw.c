@@ -121,7 +121,8 @@ void sqlw_store_columns(int *st, FILE *out, int gate)
     if (gate) {
         for (size_t i = 0; i < 3; i++) /* the coordinates: _topic, _partition, _offset */
             sqlw_put(st, out, ",\n    %s %s", SQLW_META[i][0], SQLW_META[i][1]);
-        sqlw_put(st, out, ",\n    _fate Enum8('stored' = 1, 'stale' = 2)");
+        sqlw_put(st, out, ",\n    _fate Enum8('stored' = 1, 'stale' = 2, 'unchanged' = 3),\n"
+                          "    _put_hot UInt8,\n    _put_stale UInt8,\n    _put_fate UInt8");
     }
     sqlw_put(st, out, "\n)\n");
 }

@@ -37,7 +37,8 @@ const char *sqlw_store_name(size_t i);
 void sqlw_store_names(int *st, FILE *out);
 /* The Distributed table with --cluster, else the local one. */
 const char *sqlw_target(const ddl_opts *o, const char *local, const char *dist);
-/* The column block of _rep and _hot; with gate, also the coordinates and the row's _fate. */
+/* The column block of _rep and _hot; with gate, also the coordinates, the row's _fate and where
+ * it is still to be written (_put_hot, _put_stale, _put_fate). */
 void sqlw_store_columns(int *st, FILE *out, int gate);
 
 #endif

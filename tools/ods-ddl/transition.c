@@ -26,7 +26,8 @@ enum {
 _Static_assert(TR_N == DDL_TRANSITION_STATEMENTS, "transition.h names the number of statements");
 
 /* What every writer below needs: the output, its sticky status and the names. */
-typedef struct {
+typedef struct tr tr;
+struct tr {
     FILE *out;
     int st;
     const ddl_opts *o;
@@ -35,10 +36,11 @@ typedef struct {
     const char *g;              /* "GLOBAL " with --cluster: sets built once, on the initiator */
     const char *name;           /* what runs: "transition", "abandon", "move-late" */
     int n;                      /* its number of statements: messages say "name k/n: " */
-    int staging_first;          /* the transition: statement 1 checks the staging too, so a load
-                                 * that cannot be frozen fails before taking the lease */
+    void (*checks)(tr *t, int k);   /* the procedure's own checks (a problem_fn): statement 1
+                                 * runs them before the lease is taken, so a run that cannot
+                                 * go on leaves no lease; statement 3 again under it */
     char kept[192];             /* see kept() */
-} tr;
+};
 
 #define P(t, ...) sqlw_put(&(t)->st, (t)->out, __VA_ARGS__)
 
@@ -198,22 +200,24 @@ static void lease_free_problem(tr *t, int k)
          "        concat('%s %d/%d: ''', " LOAD_TEXT ", ''' is no load id: 1 to 128 characters of "
          "A-Z a-z 0-9 . _ : + / -, the first a letter or digit. Pass the id the batch was staged under "
          "(--param_load_id=ID); nothing was done'), ''),\n"
-         "    (SELECT if(count() = 0, '', concat('%s %d/%d: the lease is held by load ', any(_load_id), ' since ', "
-         "toString(any(since)),\n"
-         "        ' UTC: another transition is running, or one died. Nothing was done. When none is running, "
-         "clear it with: DROP TABLE IF EXISTS %s.order_lease; then rerun')) FROM %s.order_lease_v)",
+         "    (SELECT if(count() = 0, '', concat('%s %d/%d: the lease is held by ',\n"
+         "        (SELECT if(count() = 0, 'nobody: its table is empty, a run was killed while taking it', "
+         "concat('load ', any(_load_id), ' since ', toString(any(since)), ' UTC')) FROM %s.order_lease_v),\n"
+         "        ': another transition is running, or one died. Nothing was done. When none is running, "
+         "clear it with: DROP TABLE IF EXISTS %s.order_lease; then rerun'))\n"
+         "     FROM system.tables WHERE database = ",
       t->name, k, t->n, t->name, k, t->n, t->D, t->D);
-    if (t->staging_first) {
-        P(t, ",\n    ");
-        staging_checks(t, k);
-    }
+    sqlw_quote(&t->st, t->out, t->D);
+    P(t, " AND name = 'order_lease')");
+    P(t, ",\n    ");
+    t->checks(t, k);
     first_close(t);
 }
 
 static void st_lease_free(tr *t, int k)
 {
     P(t, "-- %d. the load id checked and the lease free (else the holder is named)%s\n", k,
-      t->staging_first ? "; the staging checked as in statement 3, so a load that cannot run leaves no lease" : "");
+      "; the checks of statement 3 too, so a run that cannot go on leaves no lease");
     check_statement(t, k, lease_free_problem);
 }
 
@@ -270,12 +274,12 @@ static void staging_checks(tr *t, int k)
 
 /* 3: the same checks, now under the lease: between statement 1 and the lease, another run may
  * have frozen a load or staging may have changed. */
-static void staging_problem(tr *t, int k)
+static void checks_problem(tr *t, int k)
 {
     first_open(t);
     lease_problem(t, k);
     P(t, ",\n    ");
-    staging_checks(t, k);
+    t->checks(t, k);
     first_close(t);
 }
 
@@ -283,7 +287,7 @@ static void st_staging(tr *t)
 {
     P(t, "-- %d. the staging checked before anything is written: rows staged, coordinates unique, no other load "
          "open; a frozen load: nothing staged after its freeze\n", TR_STAGING);
-    check_statement(t, TR_STAGING, staging_problem);
+    check_statement(t, TR_STAGING, checks_problem);
 }
 
 /* 4: the load frozen: one row per message (Kafka coordinates; of copies, the first received),
@@ -479,143 +483,173 @@ static void typed_items(tr *t, const char *ind)
     P(t, ") AS _hashdiff,\n%s_load_id,\n%s_load_ts,\n%s_topic,\n%s_partition,\n%s_offset\n", ind, ind, ind, ind, ind);
 }
 
-/* 9: the good branch through the gate (store changes), or into the hot table (--store every). */
+/* 9: the good branch through the gate: every accepted message gets its fate (docs/schema.md,
+ * "Store only changes"). Per order, the load's versions line up after the prior, what order_v
+ * shows while the load is not committed; one version per updated_at within a load (the first
+ * received; with --store every, per updated_at and content); stored when it differs from the
+ * prior and is not older; older ones are stale; the rest unchanged. No other load can commit
+ * between this load's freeze and its commit (statement 3), so every run of this load sees the
+ * same prior and gives each message the same fate. What an earlier run wrote is not written
+ * again: _mine (the load's hot rows), its stale records and its fates, each by its own _put
+ * flag. The ODS is read for the load's own order_ids only; both joined sides carry the ledger
+ * guard (a hash join builds its right side whatever the left holds). */
 static void st_gate(tr *t)
 {
     const char *D = t->D;
     int every = t->o->store_every;
-    P(t, "-- %d. accepted versions, typed, from the manifest into the hot table (not visible before the commit)%s\n"
-         "INSERT INTO %s.%s (",
-      TR_GATE, every ? "" : " through the gate; stale messages into order_snapshot_stale", D,
-      every ? t->hot : "order_gate");
+    P(t, "-- %d. accepted messages, typed, from the manifest through the gate: stored versions into the hot table "
+         "(not visible before the commit)%s, every fate into order_fates\n"
+         "INSERT INTO %s.order_gate (",
+      TR_GATE, every ? "" : ", stale messages into order_snapshot_stale", D);
     sqlw_store_names(&t->st, t->out);
-    P(t, "%s)\n", every ? "" : ", _topic, _partition, _offset, _fate");
-    if (t->o->cluster && every)
-        P(t, "SETTINGS distributed_foreground_insert = 1\n");
-    else if (!every)
-        P(t, "SETTINGS %sjoin_use_nulls = 0\n", t->o->cluster ? "distributed_foreground_insert = 1, " : "");
-    if (every) {
-        P(t, "SELECT ");
-        sqlw_store_names(&t->st, t->out);
-        P(t, "\nFROM\n(\n    SELECT\n");
-        typed_items(t, "        ");
-        P(t, "    FROM %s.order_manifest\n    WHERE _load_id = {load_id:String} AND NOT (" BAD ")\n      AND ", D);
-        not_committed(t);
-        P(t, "\n      AND ");
-        guard(t, TR_GATE, sealed_problem);
-        P(t, "\n);\n\n");
-        return;
-    }
-    /* Store only changes (docs/schema.md, "Store only changes"). Per order, the load's versions
-     * line up after the prior, what order_v shows while the load is not committed; one version
-     * per updated_at within a load (the first received); stored when it differs from the prior
-     * and is not older; older ones are stale, recorded once by their coordinates. _mine: what
-     * an earlier run of this load stored, not stored again. No other load can commit between
-     * this load's freeze and its commit (statement 3), so every run of this load sees the same
-     * prior. The ODS is read for the load's own order_ids only; both joined sides carry the
-     * ledger guard (a hash join builds its right side whatever the left holds). */
+    P(t, ", _topic, _partition, _offset, _fate, _put_hot, _put_stale, _put_fate)\nSETTINGS %sjoin_use_nulls = 0\n",
+      t->o->cluster ? "distributed_foreground_insert = 1, " : "");
     P(t, "SELECT ");
     sqlw_store_names(&t->st, t->out);
-    P(t, ", _topic, _partition, _offset,\n"
-         "    multiIf(_receipt = 1 AND (NOT _has_prior OR (updated_at >= _prior_updated_at AND "
-         "_hashdiff != _prior_hashdiff))\n"
-         "              AND NOT has(_mine, (updated_at, _hashdiff)), 'stored',\n"
-         "            _has_prior AND updated_at < _prior_updated_at AND NOT has(_mine.1, updated_at)\n"
-         "              AND (_topic, _partition, _offset) %sNOT IN (SELECT _topic, _partition, _offset "
-         "FROM %s.%s WHERE _load_id = {load_id:String}), 'stale',\n"
-         "            '') AS _fate\n"
-         "FROM\n(\n"
-         "    SELECT *,\n"
-         "        row_number() OVER (PARTITION BY order_id, updated_at "
+    P(t, ", _topic, _partition, _offset, _fate,\n"
+         "    _fate = 'stored' AND NOT has(_mine, (updated_at, _hashdiff)) AS _put_hot,\n");
+    if (every)
+        P(t, "    0 AS _put_stale,\n");
+    else
+        P(t, "    _fate = 'stale' AND (_topic, _partition, _offset) %sNOT IN (SELECT _topic, _partition, _offset "
+             "FROM %s.%s WHERE _load_id = {load_id:String}) AS _put_stale,\n",
+          t->g, D, t->stale);
+    P(t, "    (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset FROM %s.order_fates "
+         "WHERE _load_id = {load_id:String}) AS _put_fate\n"
+         "FROM\n(\n    SELECT *,\n",
+      D);
+    if (every)
+        P(t, "        if(_receipt = 1, 'stored', 'unchanged') AS _fate\n");
+    else
+        P(t, "        multiIf(_receipt = 1 AND (NOT _has_prior OR (updated_at >= _prior_updated_at AND "
+             "_hashdiff != _prior_hashdiff)), 'stored',\n"
+             "                _has_prior AND updated_at < _prior_updated_at, 'stale',\n"
+             "                'unchanged') AS _fate\n");
+    P(t, "    FROM\n    (\n"
+         "        SELECT *,\n"
+         "            row_number() OVER (PARTITION BY order_id, updated_at%s "
          "ORDER BY _load_ts, _topic, _partition, _offset) AS _receipt\n"
-         "    FROM\n    (\n        SELECT\n",
-      t->g, D, t->stale);
-    typed_items(t, "            ");
-    P(t, "        FROM %s.order_manifest\n"
-         "        WHERE _load_id = {load_id:String} AND NOT (" BAD ")\n          AND ",
+         "        FROM\n        (\n            SELECT\n",
+      every ? ", _hashdiff" : "");
+    typed_items(t, "                ");
+    P(t, "            FROM %s.order_manifest\n"
+         "            WHERE _load_id = {load_id:String} AND NOT (" BAD ")\n              AND ",
       D);
     not_committed(t);
-    P(t, "\n          AND ");
+    P(t, "\n              AND ");
     guard(t, TR_GATE, sealed_problem);
-    P(t, "\n    )\n) AS l\n"
-         "LEFT JOIN\n(\n"
-         "    SELECT order_id, 1 AS _has_prior, updated_at AS _prior_updated_at, _hashdiff AS _prior_hashdiff\n"
-         "    FROM %s.order_v\n"
-         "    WHERE order_id %sIN (SELECT ",
-      D, t->g);
-    if (t->o->typing_sql) {
-        const wire_field *f = wire_field_by_name("order_id", 8);
-        if (!t->st && f)
-            t->st = ddl_extract(t->out, f);
-    } else {
-        P(t, "order_id");
+    P(t, "\n        )\n    ) AS l\n");
+    if (!every) {
+        P(t, "    LEFT JOIN\n    (\n"
+             "        SELECT order_id, 1 AS _has_prior, updated_at AS _prior_updated_at, _hashdiff AS _prior_hashdiff\n"
+             "        FROM %s.order_v\n"
+             "        WHERE order_id %sIN (SELECT ",
+          D, t->g);
+        if (t->o->typing_sql) {
+            const wire_field *f = wire_field_by_name("order_id", 8);
+            if (!t->st && f)
+                t->st = ddl_extract(t->out, f);
+        } else {
+            P(t, "order_id");
+        }
+        P(t, " FROM %s.order_manifest WHERE _load_id = {load_id:String} AND NOT (" BAD ") AND ", D);
+        not_committed(t);
+        P(t, ")\n          AND ");
+        not_committed(t);
+        P(t, "\n    ) AS o USING (order_id)\n");
     }
-    P(t, " FROM %s.order_manifest WHERE _load_id = {load_id:String} AND NOT (" BAD ") AND ", D);
-    not_committed(t);
-    P(t, ")\n      AND ");
-    not_committed(t);
-    P(t, "\n) AS o USING (order_id)\n"
-         "LEFT JOIN\n(\n"
-         "    SELECT order_id, groupArray((updated_at, _hashdiff)) AS _mine\n"
-         "    FROM %s.%s\n"
-         "    WHERE _load_id = {load_id:String}\n      AND ",
+    P(t, "    LEFT JOIN\n    (\n"
+         "        SELECT order_id, groupArray((updated_at, _hashdiff)) AS _mine\n"
+         "        FROM %s.%s\n"
+         "        WHERE _load_id = {load_id:String}\n          AND ",
       D, t->hot);
     not_committed(t);
-    P(t, "\n    GROUP BY order_id\n) AS m USING (order_id)\n"
-         "WHERE _fate != ''\n"
+    P(t, "\n        GROUP BY order_id\n    ) AS m USING (order_id)\n)\n"
+         "WHERE _put_hot OR _put_stale OR _put_fate\n"
          "LIMIT 1 BY _topic, _partition, _offset;\n\n");
 }
 
-/* The commit's checks: the ledger row it writes must add up against the tables themselves. */
-static void commit_problem(tr *t, int k)
+/* The commit's figures and checks read these, by alias: m the manifest, f the seal, e the
+ * errors table, g the fates, s the hot table, x the stale records (all of this load). */
+static void commit_sources(tr *t, int with_tables)
 {
     const char *D = t->D;
-    first_open(t);
-    sealed_problem(t, k);
-    P(t, ",\n        if(");
-    committed(t);
-    P(t, ", '', ");
-    first_open(t);
-    late_problem(t, k);
-    /* The manifest against the seal, the errors table against the manifest's rejected messages
-     * (class by class), stored and stale rows unique and within the accepted ones. */
-    P(t, ",\n        (SELECT if(_sums = '', '', concat('%s %d/%d: the ledger row of load ', " LOAD_TEXT ",\n"
-         "            ' would not add up: ', _sums, 'nothing was committed. Abandon the load (ods-ddl abandon) and "
-         "rerun it, and report this: a bug or a second writer%s'))\n"
-         "         FROM (SELECT concat(\n"
-         "            if(m.n != f.messages, concat('the manifest holds ', toString(m.n), ' messages, the seal ', "
-         "toString(f.messages), '; '), ''),\n"
-         "            if(e.n != m.rej OR e.u != e.n",
-      t->name, k, t->n, kept(t, k));
-    for (size_t i = 0; i < WIRE_NREJECT; i++)
-        P(t, " OR e.c%zu != m.c%zu", i, i);
-    P(t, ", concat('the errors table holds ', toString(e.n), ' rows of the load (', toString(e.u), "
-         "' distinct), the manifest ', toString(m.rej), ' rejected messages; '), ''),\n"
-         "            if(%s, concat(toString(s.n - s.u), ' stored versions twice; '), ''),\n"
-         "            if(x.n != x.u, concat(toString(x.n - x.u), ' stale messages recorded twice; '), ''),\n"
-         "            if(s.n + x.n > m.acc, concat(toString(s.n), ' stored and ', toString(x.n), ' stale exceed ', "
-         "toString(m.acc), ' accepted; '), '')) AS _sums\n"
-         "         FROM (SELECT count() AS n, countIf(error_class = '') AS acc, countIf(error_class != '') AS rej",
-      /* --store every stores every copy of a version: only the gate's are unique */
-      t->o->store_every ? "0" : "s.n != s.u");
+    P(t, "(SELECT count() AS n, countIf(error_class = '') AS acc, countIf(error_class != '') AS rej");
     for (size_t i = 0; i < WIRE_NREJECT; i++)
         P(t, ", countIf(error_class = '%s') AS c%zu", WIRE_REJECT_CLASSES[i], i);
     P(t, "\n               FROM %s.order_manifest WHERE _load_id = {load_id:String}) AS m,\n"
-         "              (SELECT ifNull(any(messages), 0) AS messages FROM %s.order_frozen WHERE _load_id = {load_id:String}) AS f,\n"
-         "              (SELECT count() AS n, uniqExact(_topic, _partition, _offset) AS u",
-      D, D);
+         "              (SELECT ifNull(any(staged), 0) AS staged, ifNull(any(messages), 0) AS messages FROM "
+         "%s.order_frozen WHERE _load_id = {load_id:String}) AS f,\n"
+         "              (SELECT count() AS n, uniqExact(_topic, _partition, _offset) AS u, countIf(fate = 'stored') AS st, "
+         "countIf(fate = 'unchanged') AS un, countIf(fate = 'stale') AS sl\n"
+         "               FROM %s.order_fates WHERE _load_id = {load_id:String}) AS g",
+      D, D, D);
+    if (!with_tables)
+        return;
+    P(t, ",\n              (SELECT count() AS n, uniqExact(_topic, _partition, _offset) AS u");
     for (size_t i = 0; i < WIRE_NREJECT; i++)
         P(t, ", countIf(error_class = '%s') AS c%zu", WIRE_REJECT_CLASSES[i], i);
     P(t, " FROM %s.%s WHERE _load_id = {load_id:String}) AS e,\n"
-         "              (SELECT count() AS n, uniqExact(order_id, updated_at) AS u FROM %s.%s WHERE _load_id = {load_id:String}) AS s,\n"
-         "              (SELECT count() AS n, uniqExact(_topic, _partition, _offset) AS u FROM %s.%s WHERE _load_id = {load_id:String}) AS x))",
-      D, t->errs, D, t->hot, D, t->stale);
-    first_close(t);
-    P(t, ")");
+         "              (SELECT count() AS n, uniqExact(order_id, updated_at%s) AS u FROM %s.%s WHERE _load_id = "
+         "{load_id:String}) AS s,\n"
+         "              (SELECT count() AS n, uniqExact(_topic, _partition, _offset) AS u FROM %s.%s WHERE _load_id = "
+         "{load_id:String}) AS x",
+      D, t->errs, t->o->store_every ? ", _hashdiff" : "", D, t->hot, D, t->stale);
+}
+
+/* The commit's checks: the ledger row it writes must add up against the tables themselves. A
+ * table holding less than the load's due (statement 8 or 9 cut short, or skipped by a run
+ * resumed past them) is completed by a rerun; anything else that does not add up (more than
+ * due, a row twice, the manifest against its seal) is a bug or a second writer. */
+static void commit_problem(tr *t, int k)
+{
+    first_open(t);
+    sealed_problem(t, k);
+    P(t, ",\n        ");
+    late_problem(t, k);
+    P(t, ",\n        if(");
+    committed(t);
+    P(t, ", '',\n        (SELECT multiIf(_sums != '', concat('%s %d/%d: the ledger row of load ', " LOAD_TEXT ",\n"
+         "            ' would not add up: ', _sums, 'nothing was committed. Abandon the load (ods-ddl abandon) and "
+         "rerun it, and report this: a bug or a second writer%s'),\n"
+         "            _todo != '', concat('%s %d/%d: load ', " LOAD_TEXT ", ' is not complete: ', _todo, 'nothing "
+         "was committed. Run the transition again from statement 1: it completes what is left%s'), '')\n"
+         "         FROM (SELECT concat(\n"
+         "            if(m.n != f.messages, concat('the manifest holds ', toString(m.n), ' messages, the seal ', "
+         "toString(f.messages), '; '), ''),\n"
+         "            if(f.staged < f.messages, concat('the seal counts ', toString(f.staged), ' staged rows for ', "
+         "toString(f.messages), ' messages; '), ''),\n"
+         "            if(e.n > m.rej OR e.u != e.n OR (e.n = m.rej AND (0",
+      t->name, k, t->n, kept(t, k), t->name, k, t->n, kept(t, k));
+    for (size_t i = 0; i < WIRE_NREJECT; i++)
+        P(t, " OR e.c%zu != m.c%zu", i, i);
+    P(t, ")), concat('the errors table holds ', toString(e.n), ' rows of the load (', toString(e.u), "
+         "' distinct), the manifest ', toString(m.rej), ' rejected messages; '), ''),\n"
+         "            if(g.n != g.u OR g.n > m.acc, concat('order_fates holds ', toString(g.n), ' fates (', "
+         "toString(g.u), ' distinct) for ', toString(m.acc), ' accepted messages; '), ''),\n"
+         "            if(s.n != s.u OR s.n > g.st, concat('the hot table holds ', toString(s.n), ' rows of the load (', "
+         "toString(s.u), ' distinct) for ', toString(g.st), ' stored; '), ''),\n"
+         "            if(x.n != x.u OR x.n > g.sl, concat('order_snapshot_stale holds ', toString(x.n), ' records of the "
+         "load (', toString(x.u), ' distinct) for ', toString(g.sl), ' stale; '), '')) AS _sums,\n"
+         "            concat(\n"
+         "            if(e.n < m.rej, concat('the errors table holds ', toString(e.n), ' of its ', toString(m.rej), "
+         "' rejected messages (statement %d cut short or not run); '), ''),\n"
+         "            if(g.n < m.acc, concat(toString(g.n), ' of its ', toString(m.acc), ' accepted messages have a "
+         "fate (statement %d cut short or not run); '), ''),\n"
+         "            if(s.n < g.st, concat('the hot table holds ', toString(s.n), ' of its ', toString(g.st), ' stored "
+         "versions (statement %d cut short); '), ''),\n"
+         "            if(x.n < g.sl, concat('order_snapshot_stale holds ', toString(x.n), ' of its ', toString(g.sl), "
+         "' stale records (statement %d cut short); '), '')) AS _todo\n"
+         "         FROM ",
+      TR_ERRORS, TR_GATE, TR_GATE, TR_GATE);
+    commit_sources(t, 1);
+    P(t, ")))");
     first_close(t);
 }
 
-/* 10: the commit: one ledger row, the next delta, with figures counted from the tables. */
+/* 10: the commit: one ledger row, the next delta, with figures counted from the manifest, the
+ * seal and the fates; the checks have shown the tables hold exactly that. No figure is a
+ * difference that could wrap but redelivered, which the checks bound (staged >= messages). */
 static void st_commit(tr *t)
 {
     const char *D = t->D;
@@ -626,27 +660,17 @@ static void st_commit(tr *t)
       TR_COMMIT, D);
     for (size_t i = 0; i < WIRE_NREJECT; i++)
         P(t, ", %s", WIRE_REJECT_CLASSES[i]);
-    /* unchanged is accepted - stored - stale only once the check has shown stored + stale <=
-     * accepted; the ledger's columns are UInt64 and a wrapped figure would be a lie */
     P(t, ")\nSELECT (SELECT max(delta) FROM %s.%s) + 1, {load_id:String}, now64(3, 'UTC'),\n"
-         "    f.staged, f.staged - f.messages, m.acc, s.n, m.acc - s.n - x.n, x.n, m.rej",
+         "    f.staged, f.staged - f.messages, m.acc, g.st, g.un, g.sl, m.rej",
       D, t->loads);
     for (size_t i = 0; i < WIRE_NREJECT; i++)
         P(t, ", m.c%zu", i);
-    P(t, "\nFROM (SELECT staged, messages FROM %s.order_frozen WHERE _load_id = {load_id:String} LIMIT 1) AS f,\n"
-         "    (SELECT countIf(error_class = '') AS acc, countIf(error_class != '') AS rej",
-      D);
-    for (size_t i = 0; i < WIRE_NREJECT; i++)
-        P(t, ", countIf(error_class = '%s') AS c%zu", WIRE_REJECT_CLASSES[i], i);
-    P(t, " FROM %s.order_manifest WHERE _load_id = {load_id:String}) AS m,\n"
-         "    (SELECT count() AS n FROM %s.%s WHERE _load_id = {load_id:String}) AS s,\n",
-      D, D, t->hot);
-    if (t->o->store_every)
-        P(t, "    (SELECT toUInt64(0) AS n) AS x\n");
-    else
-        P(t, "    (SELECT count() AS n FROM %s.%s WHERE _load_id = {load_id:String}) AS x\n", D, t->stale);
-    P(t, "WHERE ");
+    P(t, "\nFROM ");
+    commit_sources(t, 0);
+    P(t, "\nWHERE ");
     not_committed(t);
+    P(t, " AND ");
+    sealed(t, 1);
     P(t, "\n  AND ");
     guard(t, TR_COMMIT, commit_problem);
     P(t, ";\n\n");
@@ -658,14 +682,14 @@ static void st_lease_release(tr *t, int k)
 {
     P(t, "-- %d. the lease still this run's\n", k);
     check_statement(t, k, lease_only);
-    P(t, "-- %d. the lease released\nDROP TABLE %s.order_lease;\n", k + 1, t->D);
+    P(t, "-- %d. the lease released\nDROP TABLE IF EXISTS %s.order_lease;\n", k + 1, t->D);
 }
 
 int ddl_transition(FILE *out, const ddl_opts *o)
 {
     tr t;
     tr_init(&t, out, o, "transition", TR_N);
-    t.staging_first = 1;
+    t.checks = staging_checks;
     P(&t, "-- ods-ddl transition, wire contract %s, store %s: run the %d statements in order, with "
           "--param_load_id=ID.\n-- A rerun of a load, after success or any failure, leaves the tables as one "
           "clean run does;\n-- order_v shows the load, all of it, from the commit (statement %d) on. A lease "
@@ -687,17 +711,14 @@ int ddl_transition(FILE *out, const ddl_opts *o)
 
 /* --- the repairs --- */
 
-/* abandon 3: the load is not committed (an error), and the lease this run's. */
-static void abandon_problem(tr *t, int k)
+/* abandon's checks (statements 1 and 3): the load is not committed. */
+static void abandon_checks(tr *t, int k)
 {
-    first_open(t);
-    lease_problem(t, k);
-    P(t, ",\n    if(");
+    P(t, "if(");
     committed(t);
     P(t, ", concat('%s %d/%d: load ', " LOAD_TEXT ", ' is committed: a committed load is never abandoned (its "
-         "versions are visible in order_v); nothing was done'), '')",
-      t->name, k, t->n);
-    first_close(t);
+         "versions are visible in order_v); nothing was done%s'), '')",
+      t->name, k, t->n, kept(t, k));
 }
 
 /* ALTER TABLE D.TABLE [ON CLUSTER] DELETE WHERE _load_id = {load_id} AND not committed. */
@@ -714,14 +735,15 @@ static void delete_load(tr *t, const char *table, int on_cluster)
 int ddl_abandon(FILE *out, const ddl_opts *o)
 {
     tr t;
-    tr_init(&t, out, o, "abandon", 10);
+    tr_init(&t, out, o, "abandon", 11);
+    t.checks = abandon_checks;
     P(&t, "-- ods-ddl abandon: removes what runs of an uncommitted load left (--param_load_id=ID), so the next "
           "load may run;\n-- its staged rows stay, and running its transition again starts it afresh. Run the %d "
           "statements in order.\n", t.n);
     st_lease_free(&t, 1);
     st_lease_take(&t, 2);
     P(&t, "-- 3. the load is not committed\n");
-    check_statement(&t, 3, abandon_problem);
+    check_statement(&t, 3, checks_problem);
     /* The seal goes last: until then the load stays frozen, so no other load starts before the
      * rest is gone, and a cut-short abandon is simply run again. */
     P(&t, "-- 4. its hot rows\n");
@@ -730,36 +752,37 @@ int ddl_abandon(FILE *out, const ddl_opts *o)
     delete_load(&t, "order_snapshot_errors", 1);
     P(&t, "-- 6. its stale records\n");
     delete_load(&t, "order_snapshot_stale", 1);
-    P(&t, "-- 7. its manifest\n");
+    P(&t, "-- 7. its fates\n");
+    delete_load(&t, "order_fates", 0);
+    P(&t, "-- 8. its manifest\n");
     delete_load(&t, "order_manifest", 0);
-    P(&t, "-- 8. its seal\n");
+    P(&t, "-- 9. its seal\n");
     delete_load(&t, "order_frozen", 0);
-    st_lease_release(&t, 9);
+    st_lease_release(&t, 10);
     return t.st;
 }
 
-/* move-late 3: the load is frozen, the new id is one, differs and is neither frozen nor
- * committed, and the lease is this run's. */
-static void move_problem(tr *t, int k)
+/* move-late's checks (statements 1 and 3): the load is frozen, the new id is one, differs and
+ * is neither frozen nor committed. */
+static void move_checks(tr *t, int k)
 {
     const char *D = t->D;
     first_open(t);
-    lease_problem(t, k);
-    P(t, ",\n    if(");
+    P(t, "\n    if(");
     sealed(t, 0);
     P(t, " AND ");
     not_committed(t);
     P(t, ", concat('%s %d/%d: load ', " LOAD_TEXT ", ' is not frozen: nothing staged under it is late; run its "
-         "transition'), ''),\n"
+         "transition%s'), ''),\n"
          "    if(NOT match({to_load_id:String}, '^[A-Za-z0-9][A-Za-z0-9._:+/-]{0,127}$') OR {to_load_id:String} = "
          "{load_id:String},\n"
          "        concat('%s %d/%d: the new load id ''', replaceRegexpAll({to_load_id:String}, '[^ -~]', '?'), ''' "
-         "is not a load id other than ', " LOAD_TEXT ", ' (1 to 128 of A-Z a-z 0-9 . _ : + / -); nothing was done'), ''),\n"
+         "is not a load id other than ', " LOAD_TEXT ", ' (1 to 128 of A-Z a-z 0-9 . _ : + / -); nothing was done%s'), ''),\n"
          "    if({to_load_id:String} IN (SELECT _load_id FROM %s.order_frozen) OR {to_load_id:String} %sIN (SELECT "
          "_load_id FROM %s.%s),\n"
          "        concat('%s %d/%d: load ', replaceRegexpAll({to_load_id:String}, '[^ -~]', '?'), ' is frozen "
-         "already: choose a new load id; nothing was done'), '')",
-      t->name, k, t->n, t->name, k, t->n, D, t->g, D, t->loads, t->name, k, t->n);
+         "already: choose a new load id; nothing was done%s'), '')",
+      t->name, k, t->n, kept(t, k), t->name, k, t->n, kept(t, k), D, t->g, D, t->loads, t->name, k, t->n, kept(t, k));
     first_close(t);
 }
 
@@ -767,6 +790,7 @@ int ddl_move_late(FILE *out, const ddl_opts *o)
 {
     tr t;
     tr_init(&t, out, o, "move-late", 7);
+    t.checks = move_checks;
     const char *S = t.S;
     P(&t, "-- ods-ddl move-late: the rows staged under a frozen load after its freeze (--param_load_id=ID) move "
           "to a new load\n-- (--param_to_load_id=NEW), coordinates and _load_ts kept; then run NEW's transition. "
@@ -774,7 +798,7 @@ int ddl_move_late(FILE *out, const ddl_opts *o)
     st_lease_free(&t, 1);
     st_lease_take(&t, 2);
     P(&t, "-- 3. the load frozen, the new id new\n");
-    check_statement(&t, 3, move_problem);
+    check_statement(&t, 3, checks_problem);
     /* Copy, then delete what was copied: cut short anywhere, it is run again and loses nothing. */
     P(&t, "-- 4. the late rows copied to the new load (those not copied yet)\n"
           "INSERT INTO %s.orders_raw (raw, ", S);

@@ -202,10 +202,10 @@ static void test_schema_one_node(void)
     CHECK(s != NULL);
     if (!s)
         return;
-    /* 2 databases, 9 tables (staging, _rep, errors, hot, ledger, stale, manifest, seal, lease
-     * view), the gate and its 2 views, order_v */
-    CHECK_EQ_INT(count(s, ";\n"), 15);
-    CHECK_EQ_INT(count(s, "IF NOT EXISTS"), 15);
+    /* 2 databases, 10 tables (staging, _rep, errors, hot, ledger, stale, manifest, seal, fates,
+     * lease view), the gate and its 3 views, order_v */
+    CHECK_EQ_INT(count(s, ";\n"), 17);
+    CHECK_EQ_INT(count(s, "IF NOT EXISTS"), 17);
     CHECK_EQ_INT(count(s, "ON CLUSTER"), 0);
     CHECK_EQ_INT(count(s, "Distributed"), 0);
     CHECK_EQ_INT(count(s, "Replicated"), 0);
@@ -265,23 +265,36 @@ static void test_schema_one_node(void)
     CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS ods.order_frozen\n(\n    _load_id String,\n"
                     "    frozen_at DateTime64(3, 'UTC'),\n    staged UInt64,\n    messages UInt64\n)\n"
                     "ENGINE = MergeTree\nORDER BY _load_id\nCOMMENT '") != NULL);
+    /* The fates: the gate's verdict on each accepted message of a load, by load and
+     * coordinates (what the ledger counts). */
+    CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS ods.order_fates\n(\n    _load_id String,\n"
+                    "    _topic LowCardinality(String),\n    _partition UInt64,\n    _offset UInt64,\n"
+                    "    fate Enum8('stored' = 1, 'stale' = 2, 'unchanged' = 3)\n)\n"
+                    "ENGINE = MergeTree\nPARTITION BY _load_id\nORDER BY (_load_id, _topic, _partition, _offset)\n"
+                    "COMMENT '") != NULL);
     /* The lease view: reads the lease table when a run holds it, nothing otherwise; its columns
      * are those statement 2 of the transition creates (test_transition.c). */
     CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS ods.order_lease_v\n(\n    _load_id String,\n"
                     "    since DateTime64(3, 'UTC')\n)\nENGINE = Merge('ods', '^order_lease$')\nCOMMENT '") != NULL);
     CHECK(!create_of(s, "ods.order_lease")); /* the lease itself exists only while a run holds it */
-    /* The gate: the stored columns, the coordinates and the fate, kept nowhere; a view per fate. */
+    /* The gate: the stored columns, the coordinates, the fate and where the row is still to be
+     * written (a flag per target), kept nowhere; a view per target, each under its own flag. */
     snprintf(want, sizeof want, "CREATE TABLE IF NOT EXISTS ods.order_gate\n(\n");
     const char *g = strstr(s, want);
     CHECK(g && strncmp(g + strlen(want) - 2, store_block() + 1, strlen(store_block()) - 4) == 0);
     CHECK(g && strstr(g, "    _load_ts DateTime64(3, 'UTC'),\n    _topic LowCardinality(String),\n    _partition UInt64,\n"
-                         "    _offset UInt64,\n    _fate Enum8('stored' = 1, 'stale' = 2)\n)\nENGINE = Null\nCOMMENT '") != NULL);
+                         "    _offset UInt64,\n    _fate Enum8('stored' = 1, 'stale' = 2, 'unchanged' = 3),\n"
+                         "    _put_hot UInt8,\n    _put_stale UInt8,\n    _put_fate UInt8\n)\nENGINE = Null\nCOMMENT '") != NULL);
     snprintf(want, sizeof want, "CREATE MATERIALIZED VIEW IF NOT EXISTS ods.order_gate_stored TO ods.order_snapshot_hot AS\n"
-                                "SELECT %s\nFROM ods.order_gate\nWHERE _fate = 'stored';\n", store_cols());
+                                "SELECT %s\nFROM ods.order_gate\nWHERE _fate = 'stored' AND _put_hot;\n", store_cols());
     CHECK(strstr(s, want) != NULL);
     CHECK(strstr(s, "CREATE MATERIALIZED VIEW IF NOT EXISTS ods.order_gate_stale TO ods.order_snapshot_stale AS\n"
                     "SELECT order_id, updated_at, _topic, _partition, _offset, _load_id, _load_ts\nFROM ods.order_gate\n"
-                    "WHERE _fate = 'stale';\n") != NULL);
+                    "WHERE _fate = 'stale' AND _put_stale;\n") != NULL);
+    CHECK(strstr(s, "CREATE MATERIALIZED VIEW IF NOT EXISTS ods.order_gate_fates TO ods.order_fates AS\n"
+                    "SELECT _load_id, _topic, _partition, _offset, _fate AS fate\nFROM ods.order_gate\n"
+                    "WHERE _put_fate;\n") != NULL);
+    CHECK_EQ_INT(count(s, "CREATE MATERIALIZED VIEW "), 3);
     CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS stg.orders_raw\n(\n    raw String,\n    _topic "
                     "LowCardinality(String),\n    _partition UInt64,\n    _offset UInt64,\n") != NULL);
     CHECK(strstr(s, "ORDER BY (_load_id, _topic, _partition, _offset)\n") != NULL);
@@ -325,7 +338,9 @@ static void test_schema_one_node(void)
     CHECK(s != NULL);
     CHECK(!strstr(s, "stg.") && !strstr(s, "ods."));
     CHECK(strstr(s, "ENGINE = Merge('o1', '^order_lease$')\n") != NULL);
-    CHECK(create_of(s, "s1.orders_raw") && create_of(s, "o1.order_manifest") && create_of(s, "o1.order_frozen"));
+    CHECK(create_of(s, "s1.orders_raw") && create_of(s, "o1.order_manifest") && create_of(s, "o1.order_frozen") &&
+          create_of(s, "o1.order_fates"));
+    CHECK(strstr(s, "CREATE MATERIALIZED VIEW IF NOT EXISTS o1.order_gate_fates TO o1.order_fates AS\n") != NULL);
     free(s);
 }
 
@@ -336,19 +351,24 @@ static void test_schema_cluster(void)
     CHECK(s != NULL);
     if (!s)
         return;
-    /* 2 databases, 9 tables, 5 Distributed, the gate, 3 views */
-    CHECK_EQ_INT(count(s, "CREATE "), 20);
-    CHECK_EQ_INT(count(s, " ON CLUSTER c1"), 20);
-    /* the manifest, the seal and the lease live on the node that runs the transition, as the
-     * staged load does: no Distributed table over them */
+    /* 2 databases, 10 tables, 5 Distributed, the gate, 4 views */
+    CHECK_EQ_INT(count(s, "CREATE "), 22);
+    CHECK_EQ_INT(count(s, " ON CLUSTER c1"), 22);
+    /* the manifest, the seal, the fates and the lease live on the node that runs the transition,
+     * as the staged load does: no Distributed table over them */
     CHECK_EQ_INT(count(s, "ENGINE = Distributed("), 5);
     CHECK(create_of(s, "o1.order_manifest") && !strstr(s, "order_manifest_dist") && !strstr(s, "order_frozen_dist"));
+    CHECK(create_of(s, "o1.order_fates") && !strstr(s, "order_fates_dist"));
+    CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS o1.order_fates ON CLUSTER c1\n(\n") != NULL);
     CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS o1.order_lease_v ON CLUSTER c1\n(\n") != NULL);
     /* the gate's views write through the shards */
     CHECK(strstr(s, "CREATE MATERIALIZED VIEW IF NOT EXISTS o1.order_gate_stored ON CLUSTER c1 TO "
                     "o1.order_snapshot_hot_dist AS\n") != NULL);
     CHECK(strstr(s, "CREATE MATERIALIZED VIEW IF NOT EXISTS o1.order_gate_stale ON CLUSTER c1 TO "
                     "o1.order_snapshot_stale_dist AS\n") != NULL);
+    /* ... but the fates to this node's table */
+    CHECK(strstr(s, "CREATE MATERIALIZED VIEW IF NOT EXISTS o1.order_gate_fates ON CLUSTER c1 TO "
+                    "o1.order_fates AS\n") != NULL);
     CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS o1.order_snapshot_stale_dist ON CLUSTER c1 AS o1.order_snapshot_stale\n"
                     "ENGINE = Distributed(c1, o1, order_snapshot_stale, cityHash64(order_id));") != NULL);
     CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS o1.order_snapshot_dist ON CLUSTER c1 AS o1.order_snapshot_rep\n"
@@ -390,9 +410,11 @@ static void test_schema_cluster(void)
                     "'{replica}')\n") != NULL);
     CHECK(strstr(s, "ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/o1/order_frozen', "
                     "'{replica}')\n") != NULL);
+    CHECK(strstr(s, "ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/o1/order_fates', "
+                    "'{replica}')\n") != NULL);
     CHECK(strstr(s, "ENGINE = Null\n") != NULL); /* the gate keeps nothing: nothing to replicate */
     CHECK(strstr(s, "ENGINE = Merge('o1', '^order_lease$')\n") != NULL); /* a view: nothing to replicate */
-    CHECK_EQ_INT(count(s, "'{replica}'"), 8);
+    CHECK_EQ_INT(count(s, "'{replica}'"), 9);
     CHECK(strstr(s, "internal_replication") != NULL);
     free(s);
 }
@@ -459,15 +481,15 @@ static void test_cluster_names(void)
     }
     CHECK_EQ_INT(ddl_check_cluster(NULL, NULL), DDL_EINVAL);
 
-    /* every place the schema names the cluster, quoted alike: 20 ON CLUSTER, 5 Distributed;
+    /* every place the schema names the cluster, quoted alike: 22 ON CLUSTER, 5 Distributed;
      * nothing bare left over (the transition's: test_transition.c) */
     ddl_opts o = {.stg_db = "stg", .ods_db = "ods", .cluster = "prod-ods", .replicated = 1};
     char *s = gen(ddl_schema, &o);
     CHECK(s != NULL);
     if (s) {
-        CHECK_EQ_INT(count(s, " ON CLUSTER 'prod-ods'"), 20);
+        CHECK_EQ_INT(count(s, " ON CLUSTER 'prod-ods'"), 22);
         CHECK_EQ_INT(count(s, "ENGINE = Distributed('prod-ods', ods, "), 5);
-        CHECK_EQ_INT(count(s, "prod-ods"), 25);
+        CHECK_EQ_INT(count(s, "prod-ods"), 27);
     }
     free(s);
 }
@@ -527,12 +549,12 @@ static void test_schema_per_node(void)
                 free(pn);
                 return;
             }
-            CHECK_EQ_INT(count(on, names[i][1]), 20);
+            CHECK_EQ_INT(count(on, names[i][1]), 22);
             CHECK_EQ_INT(count(pn, "ON CLUSTER"), 0);
             CHECK(strstr(pn, "\n-- Per node: apply every statement on every node of the cluster") != NULL);
             /* the Distributed tables still name the cluster */
             CHECK_EQ_INT(count(pn, "ENGINE = Distributed("), 5);
-            CHECK_EQ_INT(count(pn, "Replicated"), repl ? 8 : 0);
+            CHECK_EQ_INT(count(pn, "Replicated"), repl ? 9 : 0);
             char *want = remove_all(on, names[i][1]);
             char *a = drop_comments(want), *b = drop_comments(pn);
             CHECK(a && b && !strcmp(a, b));

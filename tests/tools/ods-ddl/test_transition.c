@@ -133,6 +133,54 @@ static int columns_in(const char *l, const char *e, const char *cols)
     return n;
 }
 
+/* s with its one occurrence of from replaced by to (malloc-ed), or NULL when from is not in s
+ * exactly once. */
+static char *replace_once(const char *s, const char *from, const char *to)
+{
+    const char *p = s ? strstr(s, from) : NULL;
+    if (!p || strstr(p + 1, from))
+        return NULL;
+    size_t n = strlen(s) - strlen(from) + strlen(to) + 1;
+    char *out = malloc(n);
+    if (out)
+        snprintf(out, n, "%.*s%s%s", (int)(p - s), s, to, p + strlen(from));
+    return out;
+}
+
+/* How messages show the load id, and what a check after statement 2 adds (the run keeps the
+ * lease), as the generator writes them inside SQL. */
+#define LOAD_TEXT "replaceRegexpAll({load_id:String}, '[^ -~]', '?')"
+#define KEPT ". This run keeps the lease: once it has stopped, clear it (DROP TABLE IF EXISTS ods.order_lease) first"
+
+/* Statement 1's lease check of procedure NAME (k/n): the lease is taken when the table
+ * order_lease exists (system.tables), whatever it holds; the message names the holder from
+ * order_lease_v, or nobody when the table is empty (a run killed while taking it). */
+static int has_lease_free(const char *st1, const char *name, int n)
+{
+    char want[1024];
+    snprintf(want, sizeof want,
+             "\n    (SELECT if(count() = 0, '', concat('%s 1/%d: the lease is held by ',\n"
+             "        (SELECT if(count() = 0, 'nobody: its table is empty, a run was killed while taking it', "
+             "concat('load ', any(_load_id), ' since ', toString(any(since)), ' UTC')) FROM ods.order_lease_v),\n"
+             "        ': another transition is running, or one died. Nothing was done. When none is running, clear it "
+             "with: DROP TABLE IF EXISTS ods.order_lease; then rerun'))\n"
+             "     FROM system.tables WHERE database = 'ods' AND name = 'order_lease'),\n    ",
+             name, n);
+    return st1 && count(st1, want) == 1;
+}
+
+/* Only statement `last` drops the lease (outside the messages, which name the remedy), and
+ * only if it exists: a run killed between 11 and 12 is finished by a rerun. */
+static void check_lease_drop(char *st[MAXSTMT + 1], int last)
+{
+    CHECK_EQ_STR(st[last], "DROP TABLE IF EXISTS ods.order_lease;");
+    for (int k = 1; k <= last; k++) {
+        char *bare = st[k] ? strip_literals(st[k]) : NULL;
+        CHECK_EQ_INT(count(bare, "DROP TABLE"), k == last);
+        free(bare);
+    }
+}
+
 /* A transition's mode, as the tests below generate it. */
 typedef struct {
     int cluster, every, sql, allow_empty;
@@ -210,6 +258,74 @@ static void check_global_in(const char *st, int k)
     }
 }
 
+/* The gate (statement 9), in both modes: every accepted message into order_gate with its fate
+ * (stored, stale or unchanged; with --store every stored for the first receipt of a version and
+ * content, else unchanged, and no prior) and a flag per target, false for what an earlier run
+ * already wrote there (_mine: the load's own hot rows; its stale records; its fates); only rows
+ * with something to write, one per message. */
+static void check_gate(const char *st9, mode m)
+{
+    const char *g = m.cluster ? "GLOBAL " : "";
+    char guard[256], want[4096];
+    snprintf(guard, sizeof guard, "{load_id:String} %sNOT IN (SELECT _load_id FROM ods.%s)", g,
+             m.cluster ? "order_loads_dist" : "order_loads");
+    size_t n = (size_t)snprintf(want, sizeof want,
+        "INSERT INTO ods.order_gate (%s, _topic, _partition, _offset, _fate, _put_hot, _put_stale, _put_fate)\n"
+        "SETTINGS %sjoin_use_nulls = 0\nSELECT %s, _topic, _partition, _offset, _fate,\n"
+        "    _fate = 'stored' AND NOT has(_mine, (updated_at, _hashdiff)) AS _put_hot,\n",
+        store_cols(), m.cluster ? "distributed_foreground_insert = 1, " : "", store_cols());
+    if (m.every)
+        n += (size_t)snprintf(want + n, sizeof want - n, "    0 AS _put_stale,\n");
+    else
+        n += (size_t)snprintf(want + n, sizeof want - n,
+            "    _fate = 'stale' AND (_topic, _partition, _offset) %sNOT IN (SELECT _topic, _partition, _offset FROM "
+            "ods.%s WHERE _load_id = {load_id:String}) AS _put_stale,\n",
+            g, m.cluster ? "order_snapshot_stale_dist" : "order_snapshot_stale");
+    /* the fates are this node's, like the manifest: never GLOBAL, never _dist */
+    n += (size_t)snprintf(want + n, sizeof want - n,
+        "    (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset FROM ods.order_fates WHERE "
+        "_load_id = {load_id:String}) AS _put_fate\nFROM\n(\n    SELECT *,\n");
+    if (m.every)
+        n += (size_t)snprintf(want + n, sizeof want - n, "        if(_receipt = 1, 'stored', 'unchanged') AS _fate\n");
+    else
+        n += (size_t)snprintf(want + n, sizeof want - n,
+            "        multiIf(_receipt = 1 AND (NOT _has_prior OR (updated_at >= _prior_updated_at AND _hashdiff != "
+            "_prior_hashdiff)), 'stored',\n"
+            "                _has_prior AND updated_at < _prior_updated_at, 'stale',\n"
+            "                'unchanged') AS _fate\n");
+    snprintf(want + n, sizeof want - n,
+        "    FROM\n    (\n        SELECT *,\n"
+        "            row_number() OVER (PARTITION BY order_id, updated_at%s ORDER BY _load_ts, _topic, _partition, _offset) "
+        "AS _receipt\n        FROM\n        (\n            SELECT\n",
+        m.every ? ", _hashdiff" : "");
+    CHECK(starts(st9, want));
+    /* the source: the load's accepted messages, under the ledger guard and the checks */
+    snprintf(want, sizeof want, "\n            FROM ods.order_manifest\n"
+             "            WHERE _load_id = {load_id:String} AND NOT (error_class != '')\n              AND %s\n"
+             "              AND (WITH (SELECT ", guard);
+    CHECK_EQ_INT(count(st9, want), 1);
+    /* store changes: the prior, what order_v shows for the load's own orders */
+    snprintf(want, sizeof want, "        )\n    ) AS l\n    LEFT JOIN\n    (\n        SELECT order_id, 1 AS _has_prior, "
+             "updated_at AS _prior_updated_at, _hashdiff AS _prior_hashdiff\n        FROM ods.order_v\n"
+             "        WHERE order_id %sIN (SELECT ", g);
+    CHECK_EQ_INT(count(st9, want), !m.every);
+    snprintf(want, sizeof want, " FROM ods.order_manifest WHERE _load_id = {load_id:String} AND NOT (error_class != '') "
+             "AND %s)\n          AND %s\n    ) AS o USING (order_id)\n    LEFT JOIN\n", guard, guard);
+    CHECK_EQ_INT(count(st9, want), !m.every);
+    CHECK_EQ_INT(count(st9, "_has_prior"), m.every ? 0 : 4);
+    /* both modes: the load's own hot rows, what an earlier run stored (--store every: l's
+     * right neighbour) */
+    snprintf(want, sizeof want,
+             "%s    LEFT JOIN\n    (\n        SELECT order_id, groupArray((updated_at, _hashdiff)) AS _mine\n"
+             "        FROM ods.%s\n        WHERE _load_id = {load_id:String}\n          AND %s\n        GROUP BY order_id\n"
+             "    ) AS m USING (order_id)\n)\nWHERE _put_hot OR _put_stale OR _put_fate\n"
+             "LIMIT 1 BY _topic, _partition, _offset;",
+             m.every ? "        )\n    ) AS l\n" : "    ) AS o USING (order_id)\n",
+             m.cluster ? "order_snapshot_hot_dist" : "order_snapshot_hot", guard);
+    CHECK(ends(st9, want));
+    CHECK_EQ_INT(count(st9, "_mine"), 2);
+}
+
 /* What every transition holds, in any mode: the statements in order, each doing what its
  * heading says; the lease checked where it must be; the ledger guard on every writing
  * statement; the messages; the sources; time. */
@@ -233,7 +349,7 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
     /* 2 and 12: the lease, a table on this node; its columns are the lease view's */
     CHECK_EQ_STR(st[2], "CREATE TABLE ods.order_lease ENGINE = Log AS SELECT {load_id:String} AS _load_id, "
                         "now64(3, 'UTC') AS since;");
-    CHECK_EQ_STR(st[12], "DROP TABLE ods.order_lease;");
+    check_lease_drop(st, 12);
     CHECK(starts(st[4], "INSERT INTO ods.order_manifest (_load_id, _topic, _partition, _offset, _timestamp, _key, "
                         "_load_ts, _raw_hash, error_class, raw"));
     CHECK(starts(st[5], "INSERT INTO ods.order_frozen (_load_id, frozen_at, staged, messages)\nSELECT {load_id:String}, "
@@ -249,8 +365,7 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
     snprintf(want, sizeof want, "INSERT INTO ods.%s (raw, error_class, _topic, _partition, _offset, _timestamp, _key, "
              "_load_id, _load_ts)\n", m.cluster ? "order_snapshot_errors_dist" : "order_snapshot_errors");
     CHECK(starts(st[8], want));
-    CHECK(starts(st[9], !m.every ? "INSERT INTO ods.order_gate ("
-                        : m.cluster ? "INSERT INTO ods.order_snapshot_hot_dist (" : "INSERT INTO ods.order_snapshot_hot ("));
+    CHECK(starts(st[9], "INSERT INTO ods.order_gate (")); /* both modes: the gate */
     /* the ledger row is written on this node (read everywhere through order_loads_dist) */
     size_t n = (size_t)snprintf(want, sizeof want, "INSERT INTO ods.order_loads (delta, _load_id, committed_at, received, "
                                                    "redelivered, accepted, stored, unchanged, stale, rejected");
@@ -262,18 +377,17 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
     for (int k = 1; k <= NSTMT; k++)
         CHECK_EQ_INT(count(st[k], "INSERT INTO "), k == 4 || k == 5 || (k >= 7 && k <= 10));
 
-    /* The lease: statement 1 finds it free (or names its holder and how to clear it); every
-     * statement from 3 to 11 but the housekeeping (it needs none, and runs on every shard)
-     * checks that this run still holds it. */
-    CHECK(strstr(st[1], "the lease is held by load ") && strstr(st[1], "FROM ods.order_lease_v)"));
-    CHECK(strstr(st[1], "DROP TABLE IF EXISTS ods.order_lease;") != NULL);
+    /* The lease: statement 1 finds it free, its table absent (or names its holder, or nobody,
+     * and how to clear it); every statement from 3 to 11 but the housekeeping (it needs none,
+     * and runs on every shard) checks that this run still holds it. */
+    CHECK(has_lease_free(st[1], "transition", NSTMT));
+    CHECK_EQ_INT(count(s, "system.tables"), 1);
     CHECK(strstr(st[1], "if(NOT match({load_id:String}, '^[A-Za-z0-9][A-Za-z0-9._:+/-]{0,127}$'),\n") != NULL);
     for (int k = 1; k <= NSTMT; k++) {
         int lease = k >= 3 && k <= 11 && k != 6;
         CHECK_EQ_INT(count(st[k], "does not hold the lease"), lease);
         CHECK_EQ_INT(count(st[k], "(SELECT count() FROM ods.order_lease_v WHERE _load_id = {load_id:String}) = 1"), lease);
     }
-    CHECK_EQ_INT(count(s, "DROP TABLE ods.order_lease;"), 1); /* only 12 gives it back */
     CHECK_EQ_INT(count(s, "CREATE TABLE ods.order_lease "), 1);
 
     /* The ledger guard ("this load is not committed") on every writing statement, as a
@@ -282,7 +396,7 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
      * too (regression: a committed load's rerun read its whole prior). */
     static const int guards[NSTMT + 1] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 5, 2, 0, 0};
     for (int k = 1; k <= NSTMT; k++) {
-        int want_n = k == 9 && m.every ? 2 : guards[k];
+        int want_n = k == 9 && m.every ? 3 : guards[k]; /* no prior in every mode */
         if (count(st[k], guard) != want_n)
             fprintf(stderr, "statement %d: %d ledger guards, want %d\n", k, count(st[k], guard), want_n);
         CHECK_EQ_INT(count(st[k], guard), want_n);
@@ -292,7 +406,11 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
             CHECK(w && gd && gd < w);
     }
     snprintf(want, sizeof want, "\nWHERE %s\n  AND (WITH (SELECT ", guard);
-    CHECK(strstr(st[7], want) && strstr(st[10], want));
+    CHECK(strstr(st[7], want) != NULL);
+    /* the commit writes only a sealed load's row */
+    snprintf(want, sizeof want, "\nWHERE %s AND {load_id:String} IN (SELECT _load_id FROM ods.order_frozen)\n"
+             "  AND (WITH (SELECT ", guard);
+    CHECK_EQ_INT(count(st[10], want), 1);
 
     /* Messages: each names its statement, "transition K/12: " */
     static const int msgs[NSTMT + 1] = {0, -1, 0, -1, 1, -1, 0, 1, -1, -1, -1, 1, 0};
@@ -383,21 +501,92 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
              m.cluster ? "order_snapshot_dist" : "order_snapshot_rep");
     CHECK(strstr(st[7], want) != NULL);
 
-    /* the commit: its figures from the seal (staged rows, messages) and the manifest, stored and
-     * stale from the tables; both identities checked against the tables before it writes */
-    CHECK(strstr(st[10], "\n    f.staged, f.staged - f.messages, m.acc, s.n, m.acc - s.n - x.n, x.n, m.rej, m.c0, m.c1, m.c2\n"
-                         "FROM (SELECT staged, messages FROM ods.order_frozen WHERE _load_id = {load_id:String} LIMIT 1) AS f,\n") != NULL);
-    CHECK_EQ_INT(WIRE_NREJECT, 3); /* m.c0..m.c2 above */
+    /* the gate, in both modes */
+    check_gate(st[9], m);
+
+    /* the commit: its figures from the seal (staged rows, messages), the manifest and the fates
+     * (stored, unchanged, stale); the same sources in the check, with the errors table, the
+     * hot table and the stale records, which must add up against them before it writes */
+    CHECK_EQ_INT(WIRE_NREJECT, 3); /* m.c0..m.c2 below */
+    char src[2048];
+    n = (size_t)snprintf(src, sizeof src, "(SELECT count() AS n, countIf(error_class = '') AS acc, "
+                                          "countIf(error_class != '') AS rej");
+    for (size_t i = 0; i < WIRE_NREJECT; i++)
+        n += (size_t)snprintf(src + n, sizeof src - n, ", countIf(error_class = '%s') AS c%zu", WIRE_REJECT_CLASSES[i], i);
+    snprintf(src + n, sizeof src - n,
+             "\n               FROM ods.order_manifest WHERE _load_id = {load_id:String}) AS m,\n"
+             "              (SELECT ifNull(any(staged), 0) AS staged, ifNull(any(messages), 0) AS messages FROM "
+             "ods.order_frozen WHERE _load_id = {load_id:String}) AS f,\n"
+             "              (SELECT count() AS n, uniqExact(_topic, _partition, _offset) AS u, countIf(fate = 'stored') AS st, "
+             "countIf(fate = 'unchanged') AS un, countIf(fate = 'stale') AS sl\n"
+             "               FROM ods.order_fates WHERE _load_id = {load_id:String}) AS g");
+    CHECK_EQ_INT(count(st[10], src), 2);
+    snprintf(want, sizeof want, "\n    f.staged, f.staged - f.messages, m.acc, g.st, g.un, g.sl, m.rej, m.c0, m.c1, m.c2\n"
+             "FROM %s\nWHERE %s AND ", src, guard);
+    CHECK_EQ_INT(count(st[10], want), 1);
     for (size_t i = 0; i < WIRE_NREJECT; i++) {
         snprintf(want, sizeof want, "countIf(error_class = '%s') AS c%zu", WIRE_REJECT_CLASSES[i], i);
         CHECK_EQ_INT(count(st[10], want), 3); /* the figures, the manifest and errors tables in the check */
         snprintf(want, sizeof want, " OR e.c%zu != m.c%zu", i, i);
         CHECK_EQ_INT(count(st[10], want), 1);
     }
-    CHECK(strstr(st[10], "if(m.n != f.messages, ") && strstr(st[10], "if(s.n + x.n > m.acc, "));
-    snprintf(want, sizeof want, "    (SELECT count() AS n FROM ods.%s WHERE _load_id = {load_id:String}) AS s,\n",
-             m.cluster ? "order_snapshot_hot_dist" : "order_snapshot_hot");
-    CHECK(strstr(st[10], want) != NULL);
+    /* the check's sources: after the figures', the errors table, the hot table (unique by
+     * version; with --store every by version and content) and the stale records */
+    n = (size_t)snprintf(want, sizeof want, "\n         FROM %s,\n              (SELECT count() AS n, "
+                                            "uniqExact(_topic, _partition, _offset) AS u", src);
+    for (size_t i = 0; i < WIRE_NREJECT; i++)
+        n += (size_t)snprintf(want + n, sizeof want - n, ", countIf(error_class = '%s') AS c%zu", WIRE_REJECT_CLASSES[i], i);
+    snprintf(want + n, sizeof want - n,
+             " FROM ods.%s WHERE _load_id = {load_id:String}) AS e,\n"
+             "              (SELECT count() AS n, uniqExact(order_id, updated_at%s) AS u FROM ods.%s WHERE _load_id = "
+             "{load_id:String}) AS s,\n"
+             "              (SELECT count() AS n, uniqExact(_topic, _partition, _offset) AS u FROM ods.%s WHERE _load_id = "
+             "{load_id:String}) AS x)))]), '')) AS _p SELECT throwIf(ifNull(_p, '') != '', _p)) = 0;",
+             m.cluster ? "order_snapshot_errors_dist" : "order_snapshot_errors", m.every ? ", _hashdiff" : "",
+             m.cluster ? "order_snapshot_hot_dist" : "order_snapshot_hot",
+             m.cluster ? "order_snapshot_stale_dist" : "order_snapshot_stale");
+    CHECK(ends(st[10], want));
+    /* the check: the rows staged after the freeze, for a committed load too (its rerun must not
+     * pass over them); then, unless committed, the sums (more than due, a row twice, the
+     * manifest against its seal: abandon and report) before what is missing (a statement cut
+     * short or not run: run again) */
+    CHECK(strstr(st[10], "'), '')]), ''),\n        (SELECT if(_late = 0, '', concat('transition 10/12: ") != NULL);
+    n = (size_t)snprintf(want, sizeof want,
+        "{load_id:String}))),\n        if({load_id:String} %sIN (SELECT _load_id FROM ods.%s), '',\n"
+        "        (SELECT multiIf(_sums != '', concat('transition 10/12: the ledger row of load ', " LOAD_TEXT ",\n"
+        "            ' would not add up: ', _sums, 'nothing was committed. Abandon the load (ods-ddl abandon) and rerun it, "
+        "and report this: a bug or a second writer" KEPT "'),\n"
+        "            _todo != '', concat('transition 10/12: load ', " LOAD_TEXT ", ' is not complete: ', _todo, 'nothing was "
+        "committed. Run the transition again from statement 1: it completes what is left" KEPT "'), '')\n"
+        "         FROM (SELECT concat(\n"
+        "            if(m.n != f.messages, concat('the manifest holds ', toString(m.n), ' messages, the seal ', "
+        "toString(f.messages), '; '), ''),\n"
+        "            if(f.staged < f.messages, concat('the seal counts ', toString(f.staged), ' staged rows for ', "
+        "toString(f.messages), ' messages; '), ''),\n"
+        "            if(e.n > m.rej OR e.u != e.n OR (e.n = m.rej AND (0", g, loads);
+    for (size_t i = 0; i < WIRE_NREJECT; i++)
+        n += (size_t)snprintf(want + n, sizeof want - n, " OR e.c%zu != m.c%zu", i, i);
+    snprintf(want + n, sizeof want - n,
+        ")), concat('the errors table holds ', toString(e.n), ' rows of the load (', toString(e.u), ' distinct), the "
+        "manifest ', toString(m.rej), ' rejected messages; '), ''),\n"
+        "            if(g.n != g.u OR g.n > m.acc, concat('order_fates holds ', toString(g.n), ' fates (', toString(g.u), "
+        "' distinct) for ', toString(m.acc), ' accepted messages; '), ''),\n"
+        "            if(s.n != s.u OR s.n > g.st, concat('the hot table holds ', toString(s.n), ' rows of the load (', "
+        "toString(s.u), ' distinct) for ', toString(g.st), ' stored; '), ''),\n"
+        "            if(x.n != x.u OR x.n > g.sl, concat('order_snapshot_stale holds ', toString(x.n), ' records of the load (', "
+        "toString(x.u), ' distinct) for ', toString(g.sl), ' stale; '), '')) AS _sums,\n"
+        "            concat(\n"
+        "            if(e.n < m.rej, concat('the errors table holds ', toString(e.n), ' of its ', toString(m.rej), ' rejected "
+        "messages (statement 8 cut short or not run); '), ''),\n"
+        "            if(g.n < m.acc, concat(toString(g.n), ' of its ', toString(m.acc), ' accepted messages have a fate "
+        "(statement 9 cut short or not run); '), ''),\n"
+        "            if(s.n < g.st, concat('the hot table holds ', toString(s.n), ' of its ', toString(g.st), ' stored versions "
+        "(statement 9 cut short); '), ''),\n"
+        "            if(x.n < g.sl, concat('order_snapshot_stale holds ', toString(x.n), ' of its ', toString(g.sl), ' stale "
+        "records (statement 9 cut short); '), '')) AS _todo\n"
+        "         FROM (SELECT count() AS n, ");
+    CHECK_EQ_INT(count(st[10], want), 1);
+    CHECK_EQ_INT(count(st[10], " rows were staged under load "), 1);
 
     /* throwing conversions only; time read by the lease, the seal and the commit */
     CHECK(!strstr(s, "OrZero") && !strstr(s, "OrNull") && !strstr(s, "BestEffort"));
@@ -461,40 +650,50 @@ static void test_transition_default(void)
     CHECK(strstr(st[4], want) != NULL);
 
     /* the gate: the typed columns are the manifest's, then _hashdiff */
-    const char *ind = "            ";
-    const char *p = strstr(st[9], "    FROM\n    (\n        SELECT\n");
+    const char *ind = "                ";
+    const char *p = strstr(st[9], "        FROM\n        (\n            SELECT\n");
     CHECK(p != NULL);
-    p = p ? check_typed_udf(p + strlen("    FROM\n    (\n        SELECT\n"), ind) : NULL;
+    p = p ? check_typed_udf(p + strlen("        FROM\n        (\n            SELECT\n"), ind) : NULL;
     check_hashdiff(p, ind);
-    CHECK(strstr(st[9], "\n        FROM ods.order_manifest\n        WHERE _load_id = {load_id:String} AND NOT (error_class != '')\n"));
+    CHECK(strstr(st[9], "\n            FROM ods.order_manifest\n            WHERE _load_id = {load_id:String} AND NOT "
+                        "(error_class != '')\n"));
     CHECK(!strstr(st[9], "JSONType") && !strstr(st[9], "parseDateTime64") && !strstr(st[9], "raw"));
     /* the prior is what order_v shows for the load's own orders (the load, not committed, is not
      * in it); one version per updated_at within the load (the first received); what this
      * load already wrote to the hot table is never written again */
-    CHECK(strstr(st[9], "    SELECT order_id, 1 AS _has_prior, updated_at AS _prior_updated_at, _hashdiff AS "
-                        "_prior_hashdiff\n    FROM ods.order_v\n    WHERE order_id IN (SELECT order_id FROM ods.order_manifest "
-                        "WHERE _load_id = {load_id:String} AND NOT (error_class != '') AND ") != NULL);
+    CHECK(strstr(st[9], "        SELECT order_id, 1 AS _has_prior, updated_at AS _prior_updated_at, _hashdiff AS "
+                        "_prior_hashdiff\n        FROM ods.order_v\n        WHERE order_id IN (SELECT order_id FROM "
+                        "ods.order_manifest WHERE _load_id = {load_id:String} AND NOT (error_class != '') AND ") != NULL);
     CHECK_EQ_INT(count(s, "ods.order_v"), 1);
     CHECK(strstr(st[9], "row_number() OVER (PARTITION BY order_id, updated_at "
                         "ORDER BY _load_ts, _topic, _partition, _offset) AS _receipt\n") != NULL);
-    CHECK(strstr(st[9], "    SELECT order_id, groupArray((updated_at, _hashdiff)) AS _mine\n    FROM ods.order_snapshot_hot\n"
-                        "    WHERE _load_id = {load_id:String}\n") != NULL);
-    /* each kept row's fate: stored (first received, changed, not stored by an earlier run) or
-     * stale (older than the prior, not a version this load stored, not recorded yet) */
-    CHECK(strstr(st[9], "    multiIf(_receipt = 1 AND (NOT _has_prior OR (updated_at >= _prior_updated_at AND "
-                        "_hashdiff != _prior_hashdiff))\n              AND NOT has(_mine, (updated_at, _hashdiff)), "
-                        "'stored',\n            _has_prior AND updated_at < _prior_updated_at AND NOT has(_mine.1, "
-                        "updated_at)\n              AND (_topic, _partition, _offset) NOT IN (SELECT _topic, "
-                        "_partition, _offset FROM ods.order_snapshot_stale WHERE _load_id = {load_id:String}), "
-                        "'stale',\n            '') AS _fate\n") != NULL);
-    CHECK(ends(st[9], "\nWHERE _fate != ''\nLIMIT 1 BY _topic, _partition, _offset;"));
-    snprintf(want, sizeof want, "INSERT INTO ods.order_gate (%s, _topic, _partition, _offset, _fate)\n"
-                                "SETTINGS join_use_nulls = 0\nSELECT %s, _topic, _partition, _offset,\n", store_cols(),
-             store_cols());
+    CHECK(strstr(st[9], "        SELECT order_id, groupArray((updated_at, _hashdiff)) AS _mine\n        FROM "
+                        "ods.order_snapshot_hot\n        WHERE _load_id = {load_id:String}\n") != NULL);
+    /* each accepted message's fate: stored (first received, changed, not older), stale (older
+     * than the prior) or unchanged; then where it is still to be written: the hot table (not
+     * stored by an earlier run), the stale records (not recorded yet), the fates (none yet) */
+    CHECK(strstr(st[9], "        multiIf(_receipt = 1 AND (NOT _has_prior OR (updated_at >= _prior_updated_at AND "
+                        "_hashdiff != _prior_hashdiff)), 'stored',\n                _has_prior AND updated_at < "
+                        "_prior_updated_at, 'stale',\n                'unchanged') AS _fate\n") != NULL);
+    CHECK(strstr(st[9], "\n    _fate = 'stored' AND NOT has(_mine, (updated_at, _hashdiff)) AS _put_hot,\n"
+                        "    _fate = 'stale' AND (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset "
+                        "FROM ods.order_snapshot_stale WHERE _load_id = {load_id:String}) AS _put_stale,\n"
+                        "    (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset FROM ods.order_fates "
+                        "WHERE _load_id = {load_id:String}) AS _put_fate\n") != NULL);
+    CHECK(ends(st[9], "\nWHERE _put_hot OR _put_stale OR _put_fate\nLIMIT 1 BY _topic, _partition, _offset;"));
+    snprintf(want, sizeof want, "INSERT INTO ods.order_gate (%s, _topic, _partition, _offset, _fate, _put_hot, _put_stale, "
+                                "_put_fate)\nSETTINGS join_use_nulls = 0\nSELECT %s, _topic, _partition, _offset, _fate,\n",
+             store_cols(), store_cols());
     CHECK(starts(st[9], want));
-    /* stale: counted from the gate's records, each once */
-    CHECK(strstr(st[10], "    (SELECT count() AS n FROM ods.order_snapshot_stale WHERE _load_id = {load_id:String}) AS x\n"));
-    CHECK(strstr(st[10], "if(s.n != s.u, ") != NULL);
+    /* stored, unchanged and stale: counted from the fates; the tables checked against them, each
+     * row once */
+    CHECK(strstr(st[10], "    (SELECT count() AS n, uniqExact(_topic, _partition, _offset) AS u FROM ods.order_snapshot_stale "
+                         "WHERE _load_id = {load_id:String}) AS x)))"));
+    CHECK(strstr(st[10], "\n    f.staged, f.staged - f.messages, m.acc, g.st, g.un, g.sl, m.rej, ") != NULL);
+    CHECK(strstr(st[10], "if(s.n != s.u OR s.n > g.st, ") != NULL);
+    CHECK(strstr(st[10], "if(x.n != x.u OR x.n > g.sl, ") != NULL);
+    CHECK(strstr(st[10], "if(g.n != g.u OR g.n > m.acc, ") != NULL);
+    CHECK(strstr(st[10], "if(g.n < m.acc, ") != NULL);
     free_stmts(st, NSTMT);
     free(s);
 }
@@ -516,6 +715,24 @@ static void test_transition_schema_agree(void)
             free(s);
             continue;
         }
+        /* the gate's INSERT names every column of the gate, in its order */
+        const char *gl = st[9] + strlen("INSERT INTO ods.order_gate (");
+        const char *ge = strchr(gl, ')');
+        char *gcols = table_columns(schema, "ods.order_gate");
+        CHECK(gcols != NULL);
+        if (gcols && ge) {
+            char list[2048] = "|";
+            size_t gn = 1;
+            for (const char *q = gl; q < ge && gn + 2 < sizeof list; q++) {
+                if (*q == ' ')
+                    continue;
+                list[gn++] = *q == ',' ? '|' : *q;
+            }
+            list[gn++] = '|';
+            list[gn] = '\0';
+            CHECK_EQ_STR(list, gcols);
+        }
+        free(gcols);
         const char *l = st[4] + strlen("INSERT INTO ods.order_manifest (");
         const char *e = strchr(l, ')');
         /* every column with the UDF typing; without the typed ones with the SQL typing (typed
@@ -532,6 +749,10 @@ static void test_transition_schema_agree(void)
         free_stmts(st, NSTMT);
         free(s);
     }
+    /* the fates the commit counts: by load and coordinates, one fate each */
+    char *fcols = schema ? table_columns(schema, "ods.order_fates") : NULL;
+    CHECK_EQ_STR(fcols, "|_load_id|_topic|_partition|_offset|fate|");
+    free(fcols);
     free(mcols);
     free(rcols);
     free(schema);
@@ -557,8 +778,8 @@ static void test_transition_typing_sql(void)
             CHECK_EQ_INT(count(s, "order_wire_class(raw)"), 1);
             CHECK(strstr(st[4], ", _raw_hash, error_class, raw)\nSELECT ") != NULL);
             CHECK(strstr(st[4], ", order_wire_class(raw), raw\nFROM ") != NULL);
-            const char *ind = every ? "        " : "            ";
-            const char *p = strstr(st[9], every ? "\n(\n    SELECT\n" : "    FROM\n    (\n        SELECT\n");
+            const char *ind = "                ";
+            const char *p = strstr(st[9], "        FROM\n        (\n            SELECT\n");
             CHECK(p != NULL);
             p = p ? check_typed_sql(p, ind) : NULL;
             check_hashdiff(p, ind);
@@ -579,8 +800,9 @@ static void test_transition_typing_sql(void)
     }
 }
 
-/* --store every: every accepted version into the hot table, with _hashdiff; no gate, no prior,
- * no stale. Only the good INSERT and the commit differ from store changes. */
+/* --store every: every accepted message through the gate too, its first receipt of a version
+ * and content stored (with _hashdiff), the rest unchanged; no prior, no stale. Only the gate
+ * and the commit's uniqueness of the hot rows differ from store changes. */
 static void test_transition_every(void)
 {
     for (int cluster = 0; cluster <= 1; cluster++) {
@@ -595,21 +817,30 @@ static void test_transition_every(void)
         check_common(s, st, m);
         CHECK(strstr(s, ", store every version: run the ") != NULL);
         char want[4096];
-        snprintf(want, sizeof want, "INSERT INTO ods.%s (%s)\n%sSELECT %s\nFROM\n(\n    SELECT\n",
-                 cluster ? "order_snapshot_hot_dist" : "order_snapshot_hot", store_cols(),
-                 cluster ? "SETTINGS distributed_foreground_insert = 1\n" : "", store_cols());
+        snprintf(want, sizeof want, "INSERT INTO ods.order_gate (%s, _topic, _partition, _offset, _fate, _put_hot, "
+                 "_put_stale, _put_fate)\nSETTINGS %sjoin_use_nulls = 0\nSELECT %s, _topic, _partition, _offset, _fate,\n",
+                 store_cols(), cluster ? "distributed_foreground_insert = 1, " : "", store_cols());
         CHECK(starts(st[9], want));
-        CHECK(ends(st[9], "\n);"));
-        CHECK(!strstr(s, "_mine") && !strstr(s, "OVER") && !strstr(s, "_fate") && !strstr(s, "order_gate"));
+        CHECK(strstr(st[9], "\n    0 AS _put_stale,\n") != NULL);
+        CHECK(strstr(st[9], "\n        if(_receipt = 1, 'stored', 'unchanged') AS _fate\n") != NULL);
+        CHECK(strstr(st[9], "row_number() OVER (PARTITION BY order_id, updated_at, _hashdiff "
+                            "ORDER BY _load_ts, _topic, _partition, _offset) AS _receipt\n") != NULL);
+        CHECK(ends(st[9], "\nWHERE _put_hot OR _put_stale OR _put_fate\nLIMIT 1 BY _topic, _partition, _offset;"));
+        /* no stale fate, no prior */
+        CHECK(!strstr(st[9], "'stale'") && !strstr(st[9], "order_snapshot_stale") && !strstr(st[9], "_has_prior"));
         for (int k = 1; k <= NSTMT; k++) /* no prior */
             CHECK(!strstr(st[k], "order_v"));
         if (!cluster) { /* the typed items: the manifest's */
-            const char *p = st[9] ? strstr(st[9], "\n(\n    SELECT\n") : NULL;
+            const char *p = st[9] ? strstr(st[9], "        FROM\n        (\n            SELECT\n") : NULL;
             CHECK(p != NULL);
-            p = p ? check_typed_udf(p + strlen("\n(\n    SELECT\n"), "        ") : NULL;
-            check_hashdiff(p, "        ");
+            p = p ? check_typed_udf(p + strlen("        FROM\n        (\n            SELECT\n"), "                ") : NULL;
+            check_hashdiff(p, "                ");
         }
-        CHECK(strstr(st[10], "\n    (SELECT toUInt64(0) AS n) AS x\nWHERE ") != NULL);
+        /* the commit: a version stored once per content, the rest as in store changes */
+        char *w10 = replace_once(sc[10], "uniqExact(order_id, updated_at) AS u", "uniqExact(order_id, updated_at, _hashdiff) AS u");
+        CHECK(w10 != NULL);
+        CHECK_EQ_STR(st[10], w10);
+        free(w10);
         for (int k = 1; k <= NSTMT; k++)
             if (k != 9 && k != 10)
                 CHECK_EQ_STR(st[k], sc[k]);
@@ -634,14 +865,21 @@ static void test_transition_cluster(void)
     /* the gate on this node (its views write through the shards); the shards get the load's
      * order ids from this node's manifest: GLOBAL IN; the prior is order_v (over the _dist
      * tables), the load's own hot rows and stale records come through the _dist tables */
-    CHECK(strstr(st[9], "_fate)\nSETTINGS distributed_foreground_insert = 1, join_use_nulls = 0\nSELECT") != NULL);
-    CHECK(strstr(st[9], "    FROM ods.order_v\n    WHERE order_id GLOBAL IN (SELECT order_id FROM ods.order_manifest ") != NULL);
-    CHECK(strstr(st[9], "    FROM ods.order_snapshot_hot_dist\n    WHERE _load_id = {load_id:String}\n") != NULL);
+    CHECK(strstr(st[9], "_put_fate)\nSETTINGS distributed_foreground_insert = 1, join_use_nulls = 0\nSELECT") != NULL);
+    CHECK(strstr(st[9], "        FROM ods.order_v\n        WHERE order_id GLOBAL IN (SELECT order_id FROM ods.order_manifest ") !=
+          NULL);
+    CHECK(strstr(st[9], "        FROM ods.order_snapshot_hot_dist\n        WHERE _load_id = {load_id:String}\n") != NULL);
     CHECK(strstr(st[9], "(_topic, _partition, _offset) GLOBAL NOT IN (SELECT _topic, _partition, _offset FROM "
                         "ods.order_snapshot_stale_dist WHERE _load_id = {load_id:String})") != NULL);
-    CHECK(strstr(st[10], "    (SELECT count() AS n FROM ods.order_snapshot_stale_dist WHERE _load_id = {load_id:String}) AS x\n"));
-    /* the manifest, the seal and the lease are this node's: never GLOBAL, never _dist */
-    CHECK(!strstr(s, "order_manifest_dist") && !strstr(s, "order_frozen_dist") && !strstr(s, "order_lease_dist"));
+    /* the fates are this node's: read locally by the gate and the commit */
+    CHECK(strstr(st[9], "    (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset FROM ods.order_fates "
+                        "WHERE _load_id = {load_id:String}) AS _put_fate\n") != NULL);
+    CHECK(strstr(st[10], "    (SELECT count() AS n, uniqExact(_topic, _partition, _offset) AS u FROM ods.order_snapshot_stale_dist "
+                         "WHERE _load_id = {load_id:String}) AS x)))"));
+    CHECK_EQ_INT(count(st[10], "\n               FROM ods.order_fates WHERE _load_id = {load_id:String}) AS g"), 2);
+    /* the manifest, the seal, the fates and the lease are this node's: never GLOBAL, never _dist */
+    CHECK(!strstr(s, "order_manifest_dist") && !strstr(s, "order_frozen_dist") && !strstr(s, "order_lease_dist") &&
+          !strstr(s, "order_fates_dist"));
     free_stmts(st, NSTMT);
     free(s);
 
@@ -692,36 +930,42 @@ static void test_transition_names(void)
     }
 }
 
-/* ods-ddl abandon: under the lease, refusing a committed load, the load's rows in every table
- * it wrote removed, the seal last (until then the load stays frozen: no other load starts,
- * and a cut-short abandon is run again). */
+/* ods-ddl abandon: under the lease, refusing a committed load (before the lease is taken, and
+ * again under it), the load's rows in every table it wrote removed, the seal last (until then
+ * the load stays frozen: no other load starts, and a cut-short abandon is run again). */
 static void test_abandon(void)
 {
     for (int cluster = 0; cluster <= 1; cluster++) {
         ddl_opts o = {.stg_db = "stg", .ods_db = "ods", .cluster = cluster ? "c1" : NULL};
         char *s = gen(ddl_abandon, &o), *st[MAXSTMT + 1];
-        if (!s || !split_stmts(s, 10, st)) {
+        if (!s || !split_stmts(s, 11, st)) {
             CHECK(0);
             free(s);
             return;
         }
         CHECK(starts(s, "-- ods-ddl abandon: "));
+        CHECK(strstr(s, " Run the 11 statements in order.\n") != NULL);
         char guard[256], want[4096];
         snprintf(guard, sizeof guard, "{load_id:String} %sNOT IN (SELECT _load_id FROM ods.%s)", cluster ? "GLOBAL " : "",
                  cluster ? "order_loads_dist" : "order_loads");
         CHECK_EQ_STR(st[2], "CREATE TABLE ods.order_lease ENGINE = Log AS SELECT {load_id:String} AS _load_id, "
                             "now64(3, 'UTC') AS since;");
-        CHECK_EQ_STR(st[10], "DROP TABLE ods.order_lease;");
-        CHECK(strstr(st[1], "the lease is held by load ") != NULL);
-        /* 3: refuses a committed load */
-        snprintf(want, sizeof want, "if({load_id:String} %sIN (SELECT _load_id FROM ods.%s), concat('abandon 3/10: load ",
-                 cluster ? "GLOBAL " : "", cluster ? "order_loads_dist" : "order_loads");
-        CHECK(strstr(st[3], want) && strstr(st[3], " is committed: a committed load is never abandoned"));
-        /* 4-8: hot, errors, stale (each shard's, ON CLUSTER), then the manifest and the seal
-         * (this node's) */
+        check_lease_drop(st, 11);
+        CHECK(has_lease_free(st[1], "abandon", 11));
+        /* 1 and 3: refuse a committed load; 1 before the lease is taken (a refused abandon leaves
+         * none), 3 under it (then the run keeps it) */
+        for (int k = 1; k <= 3; k += 2) {
+            snprintf(want, sizeof want, "\n    if({load_id:String} %sIN (SELECT _load_id FROM ods.%s), concat('abandon %d/11: "
+                     "load ', " LOAD_TEXT ", ' is committed: a committed load is never abandoned (its versions are visible "
+                     "in order_v); nothing was done%s'), '')]), '')) AS _p\n",
+                     cluster ? "GLOBAL " : "", cluster ? "order_loads_dist" : "order_loads", k, k == 3 ? KEPT : "");
+            CHECK_EQ_INT(count(st[k], want), 1);
+        }
+        /* 4-9: hot, errors, stale (each shard's, ON CLUSTER), then the fates, the manifest and
+         * the seal (this node's) */
         static const char *const tables[] = {"order_snapshot_hot", "order_snapshot_errors", "order_snapshot_stale",
-                                             "order_manifest", "order_frozen"};
-        for (int k = 4; k <= 8; k++) {
+                                             "order_fates", "order_manifest", "order_frozen"};
+        for (int k = 4; k <= 9; k++) {
             int shard = k <= 6;
             snprintf(want, sizeof want, "ALTER TABLE ods.%s%s DELETE WHERE _load_id = {load_id:String} AND %s\n"
                      "SETTINGS mutations_sync = 2%s;", tables[k - 4], cluster && shard ? " ON CLUSTER c1" : "", guard,
@@ -729,16 +973,17 @@ static void test_abandon(void)
             CHECK_EQ_STR(st[k], want);
         }
         CHECK_EQ_INT(count(s, "ON CLUSTER"), cluster ? 3 : 0);
-        CHECK_EQ_INT(count(s, "order_frozen"), 1); /* only 8 names the seal: it goes last */
-        CHECK_EQ_INT(count(s, "DELETE WHERE"), 5);
-        static const int lease[] = {0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0};
-        static const int msgs[] = {0, -1, 0, -1, 0, 0, 0, 0, 0, 1, 0};
-        for (int k = 1; k <= 10; k++) {
+        CHECK_EQ_INT(count(s, "order_frozen"), 1); /* only 9 names the seal: it goes last */
+        CHECK_EQ_INT(count(s, "DELETE WHERE"), 6);
+        static const int lease[] = {0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0};
+        /* 1: the load id, the lease, committed; 3: the lease, committed; 10: the lease */
+        static const int msgs[] = {0, 3, 0, 2, 0, 0, 0, 0, 0, 0, 1, 0};
+        for (int k = 1; k <= 11; k++) {
             CHECK_EQ_INT(count(st[k], "does not hold the lease"), lease[k]);
-            check_messages(st[k], "abandon", k, 10, msgs[k]);
+            check_messages(st[k], "abandon", k, 11, msgs[k]);
         }
         CHECK(!strstr(s, "'transition "));
-        free_stmts(st, 10);
+        free_stmts(st, 11);
         free(s);
     }
 }
@@ -758,13 +1003,38 @@ static void test_move_late(void)
     CHECK(starts(s, "-- ods-ddl move-late: "));
     CHECK_EQ_STR(st[2], "CREATE TABLE ods.order_lease ENGINE = Log AS SELECT {load_id:String} AS _load_id, "
                         "now64(3, 'UTC') AS since;");
-    CHECK_EQ_STR(st[7], "DROP TABLE ods.order_lease;");
-    /* 3: the load frozen; the new id a load id, another one, not frozen or committed */
-    CHECK(strstr(st[3], "' is not frozen: nothing staged under it is late") != NULL);
-    CHECK(strstr(st[3], "if(NOT match({to_load_id:String}, '^[A-Za-z0-9][A-Za-z0-9._:+/-]{0,127}$') OR "
-                        "{to_load_id:String} = {load_id:String},\n") != NULL);
-    CHECK(strstr(st[3], "if({to_load_id:String} IN (SELECT _load_id FROM ods.order_frozen) OR {to_load_id:String} IN "
-                        "(SELECT _load_id FROM ods.order_loads),\n") != NULL);
+    check_lease_drop(st, 7);
+    CHECK(has_lease_free(st[1], "move-late", 7));
+    /* 1 (before the lease is taken) and 3 (under it): the load frozen; the new id a load id,
+     * another one, not frozen or committed. The same SQL in both, each with its own messages
+     * (3's say the run keeps the lease). */
+    const char *mark = "ifNull(arrayFirst(_x -> ifNull(_x, '') != '', [\n    if({load_id:String} NOT IN (SELECT _load_id "
+                       "FROM ods.order_frozen) AND {load_id:String} NOT IN (SELECT _load_id FROM ods.order_loads), concat(";
+    const char *c1 = strstr(st[1], mark), *c3 = strstr(st[3], mark);
+    CHECK(c1 && c3);
+    if (c1 && c3) {
+        char *a = strip_literals(c1), *b = strip_literals(c3);
+        CHECK(a && b && !strcmp(a, b));
+        free(a);
+        free(b);
+    }
+    for (int k = 1; k <= 3; k += 2) {
+        char want[1024];
+        const char *kept = k == 3 ? KEPT : "";
+        snprintf(want, sizeof want, "concat('move-late %d/7: load ', " LOAD_TEXT ", ' is not frozen: nothing staged under it "
+                 "is late; run its transition%s'), ''),\n", k, kept);
+        CHECK_EQ_INT(count(st[k], want), 1);
+        snprintf(want, sizeof want, "    if(NOT match({to_load_id:String}, '^[A-Za-z0-9][A-Za-z0-9._:+/-]{0,127}$') OR "
+                 "{to_load_id:String} = {load_id:String},\n        concat('move-late %d/7: the new load id ''', "
+                 "replaceRegexpAll({to_load_id:String}, '[^ -~]', '?'), ''' is not a load id other than ', " LOAD_TEXT ", "
+                 "' (1 to 128 of A-Z a-z 0-9 . _ : + / -); nothing was done%s'), ''),\n", k, kept);
+        CHECK_EQ_INT(count(st[k], want), 1);
+        snprintf(want, sizeof want, "    if({to_load_id:String} IN (SELECT _load_id FROM ods.order_frozen) OR "
+                 "{to_load_id:String} IN (SELECT _load_id FROM ods.order_loads),\n        concat('move-late %d/7: load ', "
+                 "replaceRegexpAll({to_load_id:String}, '[^ -~]', '?'), ' is frozen already: choose a new load id; nothing "
+                 "was done%s'), '')]), '')]), '')) AS _p\n", k, kept);
+        CHECK_EQ_INT(count(st[k], want), 1);
+    }
     /* 4: the copy, coordinates and _load_ts kept */
     CHECK(starts(st[4], "INSERT INTO stg.orders_raw (raw, _topic, _partition, _offset, _timestamp, _key, _load_id, _load_ts)\n"
                         "SELECT raw, _topic, _partition, _offset, _timestamp, _key, {to_load_id:String}, _load_ts\n"
@@ -794,7 +1064,8 @@ static void test_move_late(void)
         CHECK(memmem(nl, (size_t)(e - nl), " IN (SELECT ", 12) != NULL);
     }
     static const int lease[] = {0, 0, 0, 1, 1, 0, 1, 0};
-    static const int msgs[] = {0, -1, 0, -1, 1, 0, 1, 0};
+    /* 1: the load id, the lease, the 3 checks; 3: the lease, the 3 checks */
+    static const int msgs[] = {0, 5, 0, 4, 1, 0, 1, 0};
     for (int k = 1; k <= 7; k++) {
         CHECK_EQ_INT(count(st[k], "does not hold the lease"), lease[k]);
         check_messages(st[k], "move-late", k, 7, msgs[k]);
