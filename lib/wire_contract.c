@@ -2,6 +2,7 @@
  * throwing SQL that types it. Change it here and the classifier, DDL and SQL follow. */
 #include "wire_contract.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* The sql_extract templates, each checked on the engine (tests/bats/ods-ddl.bats). Every one
@@ -58,4 +59,54 @@ const wire_field *wire_field_by_name(const char *key, size_t len)
         if (strlen(WIRE_FIELDS[i].name) == len && memcmp(WIRE_FIELDS[i].name, key, len) == 0)
             return &WIRE_FIELDS[i];
     return NULL;
+}
+
+/* Days since 1970-01-01 to the proleptic Gregorian date (H. Hinnant's civil_from_days). */
+static void civil(int64_t z, int *y, int *m, int *d)
+{
+    z += 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = (int)(yoe + era * 400 + (*m <= 2));
+}
+
+/* The C twins of C_TEXT, C_TIMESTAMP, C_MONEY and the others above, rule by rule. */
+size_t wire_canon(const wire_field *f, int64_t i, const char *s, size_t n, char buf[WIRE_CANON_MAX],
+                  const char **out)
+{
+    int len = 0, y, m, d;
+    switch (f->rule) {
+    case WIRE_RULE_TEXT:
+    case WIRE_RULE_ITEMS:
+        *out = s;
+        return n;
+    case WIRE_RULE_USER_ID:
+        len = snprintf(buf, WIRE_CANON_MAX, "%llu", (unsigned long long)i);
+        break;
+    case WIRE_RULE_TIMESTAMP: {
+        int64_t day = i >= 0 ? i / 86400000 : -((-i + 86399999) / 86400000);
+        int64_t ms = i - day * 86400000;
+        civil(day, &y, &m, &d);
+        len = snprintf(buf, WIRE_CANON_MAX, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", y, m, d, (int)(ms / 3600000),
+                       (int)(ms / 60000 % 60), (int)(ms / 1000 % 60), (int)(ms % 1000));
+        break;
+    }
+    case WIRE_RULE_MONEY: {
+        uint64_t a = i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i;
+        len = snprintf(buf, WIRE_CANON_MAX, "%s%llu.%02llu", i < 0 ? "-" : "", (unsigned long long)(a / 100),
+                       (unsigned long long)(a % 100));
+        break;
+    }
+    case WIRE_RULE_DATE:
+        civil(i, &y, &m, &d);
+        len = snprintf(buf, WIRE_CANON_MAX, "%04d-%02d-%02d", y, m, d);
+        break;
+    }
+    *out = buf;
+    return len > 0 ? (size_t)len : 0;
 }

@@ -4,6 +4,7 @@
 #define WIRE_CONTRACT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define WIRE_CONTRACT_VERSION "order-snapshot-wire-v1"
 #define WIRE_NFIELDS 11
@@ -42,6 +43,15 @@ extern const wire_field WIRE_FIELDS[WIRE_NFIELDS];
  * these names. */
 #define WIRE_NREJECT 3
 extern const char *const WIRE_REJECT_CLASSES[WIRE_NREJECT];
+
+/* The canonical text of a typed value, in C: what f->canon_sql gives on the engine for the same
+ * value, byte for byte (tests/bats/order_wire_parse.bats proves it on every corpus). The value is
+ * in the units of wire_row (wire.h): USER_ID the integer, TIMESTAMP milliseconds since
+ * 1970-01-01 UTC, MONEY hundredths, DATE days (in i); TEXT and ITEMS the text (s, n), given back
+ * as it is. Formatted values are written into buf. Returns the text's length; *out points to it. */
+#define WIRE_CANON_MAX 32
+size_t wire_canon(const wire_field *f, int64_t i, const char *s, size_t n, char buf[WIRE_CANON_MAX],
+                  const char **out);
 
 /* The field with this exact (unescaped) key, or NULL. */
 const wire_field *wire_field_by_name(const char *key, size_t len);

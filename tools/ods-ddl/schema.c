@@ -115,7 +115,8 @@ int ddl_schema(FILE *out, const ddl_opts *o)
 
     /* The load manifest: what a load is, fixed by the transition's freeze (statements 4-5). One
      * row per message (Kafka coordinates) staged under the load when it froze, with what the
-     * classifier said and, for an accepted message, its typed fields (--typing udf): every later
+     * classifier said and, for an accepted message, its typed fields and _hashdiff, from the
+     * same order_wire_parse call (--typing udf): every later
      * statement and the ledger read this, never staging again. raw is kept for rejected messages
      * (the errors table takes them from here) and, with --typing sql, for all. _raw_hash tells
      * which bytes were frozen at the coordinates, so a row staged later is told apart. Local, like
@@ -128,7 +129,7 @@ int ddl_schema(FILE *out, const ddl_opts *o)
                        "    error_class LowCardinality(String),\n    raw String");
     for (size_t i = 0; i < WIRE_NFIELDS; i++)
         sqlw_put(&st, out, ",\n    %s %s", WIRE_FIELDS[i].name, WIRE_FIELDS[i].ods_type);
-    sqlw_put(&st, out, "\n)\n");
+    sqlw_put(&st, out, ",\n    _hashdiff UInt128\n)\n");
     sqlw_engine(&st, out, o, "MergeTree", D, "order_manifest", NULL);
     sqlw_put(&st, out, "PARTITION BY _load_id\nORDER BY (_load_id, _topic, _partition, _offset)\nCOMMENT ");
     sqlw_quote(&st, out, "the load manifest: each load's messages as frozen by its transition, classified and typed");

@@ -299,12 +299,14 @@ static void st_freeze(tr *t)
     int udf = !t->o->typing_sql;
     P(t, "-- %d. the load frozen: each staged message once (the first received of its copies), classified%s, "
          "into the manifest\nINSERT INTO %s.order_manifest (_load_id, ",
-      TR_FREEZE, udf ? " and typed by one order_wire_parse call" : "", D);
+      TR_FREEZE, udf ? ", typed and hashed (_hashdiff) by one order_wire_parse call" : "", D);
     sqlw_meta_names(&t->st, t->out);
     P(t, "_load_ts, _raw_hash, error_class, raw");
-    if (udf)
+    if (udf) {
         for (size_t i = 0; i < WIRE_NFIELDS; i++)
             P(t, ", %s", WIRE_FIELDS[i].name);
+        P(t, ", _hashdiff");
+    }
     P(t, ")\nSELECT _load_id, ");
     sqlw_meta_names(&t->st, t->out);
     if (udf) {
@@ -312,7 +314,7 @@ static void st_freeze(tr *t)
         P(t, "_load_ts, _raw_hash, _w.class, if(_w.class != '', raw, '')");
         for (size_t i = 0; i < WIRE_NFIELDS; i++)
             P(t, ", _w.%s", WIRE_FIELDS[i].name);
-        P(t, "\nFROM (SELECT *, order_wire_parse(raw) AS _w FROM\n");
+        P(t, ", _w.hashdiff\nFROM (SELECT *, order_wire_parse(raw) AS _w FROM\n");
     } else {
         P(t, "_load_ts, _raw_hash, order_wire_class(raw), raw\nFROM (\n");
     }
@@ -465,8 +467,9 @@ static void st_errors(tr *t)
       t->g, D, t->errs);
 }
 
-/* The typed columns of the load's accepted messages (from the manifest, or typed by SQL from its
- * raw), _hashdiff over their canonical texts, the load and the Kafka coordinates. */
+/* The typed columns of the load's accepted messages and their _hashdiff: from the manifest (the
+ * freeze's order_wire_parse gave both), or typed by SQL from its raw and hashed by
+ * hashdiff_strict over the canonical texts (--typing sql); then the load and the coordinates. */
 static void typed_items(tr *t, const char *ind)
 {
     for (size_t i = 0; i < WIRE_NFIELDS; i++) {
@@ -477,10 +480,15 @@ static void typed_items(tr *t, const char *ind)
             t->st = ddl_extract(t->out, &WIRE_FIELDS[i]);
         P(t, " AS %s,\n", WIRE_FIELDS[i].name);
     }
-    P(t, "%shashdiff_strict(", ind);
-    if (!t->st)
-        t->st = ddl_hashdiff_args(t->out);
-    P(t, ") AS _hashdiff,\n%s_load_id,\n%s_load_ts,\n%s_topic,\n%s_partition,\n%s_offset\n", ind, ind, ind, ind, ind);
+    if (t->o->typing_sql) {
+        P(t, "%shashdiff_strict(", ind);
+        if (!t->st)
+            t->st = ddl_hashdiff_args(t->out);
+        P(t, ") AS _hashdiff,\n");
+    } else {
+        P(t, "%s_hashdiff AS _hashdiff,\n", ind);
+    }
+    P(t, "%s_load_id,\n%s_load_ts,\n%s_topic,\n%s_partition,\n%s_offset\n", ind, ind, ind, ind, ind);
 }
 
 /* 9: the good branch through the gate: every accepted message gets its fate (docs/schema.md,

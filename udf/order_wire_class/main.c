@@ -1,6 +1,6 @@
 /* order_wire_class: the executable UDFs order_wire_class(raw) -> String (the wire contract v1
- * class of each row) and, with --parse, order_wire_parse(raw) -> the class and the typed row in
- * one pass; with --explain a tool that tells people why a message got its class. */
+ * class of each row) and, with --parse, order_wire_parse(raw) -> the class, the typed row and its
+ * _hashdiff in one pass; with --explain a tool that tells people why a message got its class. */
 #include "cli.h"
 #include "proto.h"
 #include "wire.h"
@@ -21,6 +21,7 @@ typedef struct {
 /* --parse: one row's parse and its encoded answer, reused from row to row. */
 typedef struct {
     wire_row row;
+    hd_ctx *hd; /* strict, xxh3_128: the transition's _hashdiff */
     char *out;
     size_t n, cap;
 } parse_ctx;
@@ -38,9 +39,11 @@ static void usage(FILE *f)
           "'' (valid), not_an_object, keyset_mismatch, field_invalid. NULL is not_an_object.\n"
           "  --arg-type TYPE  for plain RowBinary: the caller's actual column type\n"
           "                   (default Nullable(String); String, LowCardinality(...), FixedString(N))\n"
-          "  --parse          order_wire_parse: per row the named Tuple of the class and the 11\n"
-          "                   contract fields typed as the ODS columns (zero values when the\n"
-          "                   class is not ''), in FMT RowBinary or RowBinaryWithNamesAndTypes;\n"
+          "  --parse          order_wire_parse: per row the named Tuple of the class, the 11\n"
+          "                   contract fields typed as the ODS columns and hashdiff, the order's\n"
+          "                   _hashdiff (UInt128: hashdiff_strict over the canonical texts of\n"
+          "                   the 10 state fields), zero values when the class is not '', in FMT\n"
+          "                   RowBinary or RowBinaryWithNamesAndTypes;\n"
           "                   --print-type prints that Tuple type (the config's return_type)\n"
           "\n"
           "--explain: reads messages, one per line (or RowBinary values with --rowbinary, of\n"
@@ -138,6 +141,13 @@ static int parse_row(void *ctx, const proto_value *arg, proto_result *res)
         x->cap = 0;
     }
     wire_class c = arg->s.is_null ? WIRE_NOT_AN_OBJECT : wire_parse(arg->s.p, arg->s.n, &x->row);
+    if (c == WIRE_VALID) {
+        int rc = wire_row_hashdiff(x->hd, &x->row);
+        if (rc < 0) {
+            fprintf(stderr, "order_wire_class: the hashdiff: %s\n", hd_strerror(rc));
+            return -1;
+        }
+    }
     x->n = 0;
     if (wire_tuple_rowbinary(c, &x->row, &x->out, &x->n, &x->cap) < 0) {
         fputs("order_wire_class: out of memory\n", stderr);
@@ -219,9 +229,14 @@ static int run(const options *o)
             close(devnull);
     } else if (o->parse) {
         parse_ctx x = {0};
+        if (!(x.hd = hd_new(HD_STRICT, HD_XXH3_128))) {
+            fputs("order_wire_class: out of memory, or ICU cannot be initialised\n", stderr);
+            return 1;
+        }
         wire_row_init(&x.row);
         rc = proto_serve(&o->cfg, 0, 1, parse_row, &x, &err);
         wire_row_free(&x.row);
+        hd_free(x.hd);
         free(x.out);
     } else {
         rc = proto_serve(&o->cfg, 0, 1, classify_row, NULL, &err);

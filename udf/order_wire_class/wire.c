@@ -772,7 +772,7 @@ const char *wire_tuple_type(void)
         for (size_t i = 0; i < WIRE_NFIELDS && o < sizeof t; i++)
             o += (size_t)snprintf(t + o, sizeof t - o, ", %s %s", WIRE_FIELDS[i].name, WIRE_FIELDS[i].ods_type);
         if (o < sizeof t)
-            snprintf(t + o, sizeof t - o, ")");
+            snprintf(t + o, sizeof t - o, ", hashdiff UInt128)");
     }
     return t;
 }
@@ -822,5 +822,28 @@ int wire_tuple_rowbinary(wire_class c, const wire_row *row, char **out, size_t *
         for (int b = 0; b < w; b++)
             (*out)[(*n)++] = (char)(v >> (8 * b) & 0xff);
     }
+    if (grow(out, cap, *n + sizeof row->hashdiff) < 0)
+        return -1;
+    if (c == WIRE_VALID)
+        memcpy(*out + *n, row->hashdiff, sizeof row->hashdiff);
+    else
+        memset(*out + *n, 0, sizeof row->hashdiff);
+    *n += sizeof row->hashdiff;
     return 0;
+}
+
+int wire_row_hashdiff(hd_ctx *c, wire_row *row)
+{
+    char buf[WIRE_CANON_MAX];
+    hd_begin(c);
+    for (size_t i = 0; i < WIRE_NFIELDS; i++) {
+        if (!WIRE_FIELDS[i].in_hashdiff)
+            continue;
+        const char *t;
+        size_t tn = wire_canon(&WIRE_FIELDS[i], row->i[i], row->s[i], row->n[i], buf, &t);
+        int rc = hd_add(c, 0, t, tn);
+        if (rc < 0)
+            return rc;
+    }
+    return hd_finish(c, row->hashdiff);
 }

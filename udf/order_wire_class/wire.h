@@ -3,6 +3,7 @@
 #ifndef WIRE_H
 #define WIRE_H
 
+#include "hd.h"
 #include "jraw.h"
 #include "wire_contract.h"
 
@@ -44,6 +45,8 @@ typedef struct {
     size_t n[WIRE_NFIELDS];
     char text[WIRE_NFIELDS][WIRE_TEXT_MAX];
     jraw items;
+    /* _hashdiff (wire_row_hashdiff), the UInt128 as ClickHouse stores it */
+    unsigned char hashdiff[16];
 } wire_row;
 
 void wire_row_init(wire_row *row);
@@ -52,7 +55,13 @@ void wire_row_free(wire_row *row);
 /* wire_classify in the same single pass, also filling *row with the typed fields. */
 wire_class wire_parse(const char *p, size_t n, wire_row *row);
 
-/* The RowBinary encoding of the named Tuple (class, then every field) that order_wire_parse
+/* The order's _hashdiff from the typed fields of a valid row: hashdiff_strict (xxh3_128) over the
+ * canonical texts (wire_canon) of the fields WIRE_FIELDS marks in_hashdiff, in their order, the
+ * same bytes the transition's SQL gives (hd_sql_expr over the canon_sql texts). c is an
+ * hd_new(HD_STRICT, HD_XXH3_128) context. Returns 0 or an HD_E* code. */
+int wire_row_hashdiff(hd_ctx *c, wire_row *row);
+
+/* The RowBinary encoding of the named Tuple (class, then every field, then hashdiff) that order_wire_parse
  * returns: its type as the engine spells it, and one row's bytes appended to *out (grown with
  * realloc; *cap its size). A rejected row's fields are zero values (empty strings, 0, epoch).
  * Returns 0 or -1 (out of memory). */

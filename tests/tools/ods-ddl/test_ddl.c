@@ -258,7 +258,7 @@ static void test_schema_one_node(void)
                                             "    error_class LowCardinality(String),\n    raw String");
     for (size_t i = 0; i < WIRE_NFIELDS; i++)
         n += (size_t)snprintf(want + n, sizeof want - n, ",\n    %s %s", WIRE_FIELDS[i].name, WIRE_FIELDS[i].ods_type);
-    snprintf(want + n, sizeof want - n, "\n)\nENGINE = MergeTree\nPARTITION BY _load_id\n"
+    snprintf(want + n, sizeof want - n, ",\n    _hashdiff UInt128\n)\nENGINE = MergeTree\nPARTITION BY _load_id\n"
                                         "ORDER BY (_load_id, _topic, _partition, _offset)\nCOMMENT '");
     CHECK(strstr(s, want) != NULL);
     /* The seal: one row per frozen load, its staged rows and distinct messages. */

@@ -222,8 +222,18 @@ static const char *check_typed_udf(const char *p, const char *ind)
     return p;
 }
 
-/* _hashdiff over the canonical texts of the ten state fields, snapshot_date left out; then the
- * load and coordinate columns. */
+/* --typing udf: _hashdiff is the manifest's (the freeze's order_wire_parse gave it), no second
+ * UDF; then the load and coordinate columns. */
+static void check_hashdiff_udf(const char *p, const char *ind)
+{
+    char want[512];
+    snprintf(want, sizeof want, "%s_hashdiff AS _hashdiff,\n%s_load_id,\n%s_load_ts,\n%s_topic,\n%s_partition,\n%s_offset\n",
+             ind, ind, ind, ind, ind, ind);
+    CHECK(p && strncmp(p, want, strlen(want)) == 0);
+}
+
+/* --typing sql: _hashdiff over the canonical texts of the ten state fields, snapshot_date left
+ * out; then the load and coordinate columns. */
 static void check_hashdiff(const char *p, const char *ind)
 {
     char want[512];
@@ -641,12 +651,12 @@ static void test_transition_default(void)
     size_t n = (size_t)snprintf(want, sizeof want, "_load_ts, _raw_hash, error_class, raw");
     for (size_t i = 0; i < WIRE_NFIELDS; i++)
         n += (size_t)snprintf(want + n, sizeof want - n, ", %s", WIRE_FIELDS[i].name);
-    snprintf(want + n, sizeof want - n, ")\nSELECT ");
+    snprintf(want + n, sizeof want - n, ", _hashdiff)\nSELECT ");
     CHECK(strstr(st[4], want) != NULL);
     n = (size_t)snprintf(want, sizeof want, ", _w.class, if(_w.class != '', raw, '')");
     for (size_t i = 0; i < WIRE_NFIELDS; i++)
         n += (size_t)snprintf(want + n, sizeof want - n, ", _w.%s", WIRE_FIELDS[i].name);
-    snprintf(want + n, sizeof want - n, "\nFROM ");
+    snprintf(want + n, sizeof want - n, ", _w.hashdiff\nFROM ");
     CHECK(strstr(st[4], want) != NULL);
 
     /* the gate: the typed columns are the manifest's, then _hashdiff */
@@ -654,7 +664,8 @@ static void test_transition_default(void)
     const char *p = strstr(st[9], "        FROM\n        (\n            SELECT\n");
     CHECK(p != NULL);
     p = p ? check_typed_udf(p + strlen("        FROM\n        (\n            SELECT\n"), ind) : NULL;
-    check_hashdiff(p, ind);
+    check_hashdiff_udf(p, ind);
+    CHECK_EQ_INT(count(s, "hashdiff_strict"), 0);
     CHECK(strstr(st[9], "\n            FROM ods.order_manifest\n            WHERE _load_id = {load_id:String} AND NOT "
                         "(error_class != '')\n"));
     CHECK(!strstr(st[9], "JSONType") && !strstr(st[9], "parseDateTime64") && !strstr(st[9], "raw"));
@@ -736,9 +747,9 @@ static void test_transition_schema_agree(void)
         free(gcols);
         const char *l = st[4] + strlen("INSERT INTO ods.order_manifest (");
         const char *e = strchr(l, ')');
-        /* every column with the UDF typing; without the typed ones with the SQL typing (typed
-         * in the gate, from raw) */
-        CHECK_EQ_INT(columns_in(l, e, mcols), count(mcols, "|") - 1 - (sql ? (int)WIRE_NFIELDS : 0));
+        /* every column with the UDF typing; without the typed ones and _hashdiff with the SQL typing (typed
+         * and hashed in the gate, from raw) */
+        CHECK_EQ_INT(columns_in(l, e, mcols), count(mcols, "|") - 1 - (sql ? (int)WIRE_NFIELDS + 1 : 0));
         /* the columns the freeze reads from staging, when it names them */
         const char *rf = strstr(st[4], " FROM stg.orders_raw\n"), *r = NULL;
         CHECK(rf != NULL);
@@ -835,7 +846,7 @@ static void test_transition_every(void)
             const char *p = st[9] ? strstr(st[9], "        FROM\n        (\n            SELECT\n") : NULL;
             CHECK(p != NULL);
             p = p ? check_typed_udf(p + strlen("        FROM\n        (\n            SELECT\n"), "                ") : NULL;
-            check_hashdiff(p, "                ");
+            check_hashdiff_udf(p, "                ");
         }
         /* the commit: a version stored once per content, the rest as in store changes */
         char *w10 = replace_once(sc[10], "uniqExact(order_id, updated_at) AS u", "uniqExact(order_id, updated_at, _hashdiff) AS u");

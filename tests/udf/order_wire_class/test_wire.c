@@ -333,19 +333,56 @@ static void test_parse(void)
     CHECK_EQ_INT(row.i[8], 1230);
     CHECK(row.n[9] == 21 && memcmp(row.s[9], "[{\"a\":1.5,\"b\":\"/\"},0]", 21) == 0);
     CHECK_EQ_INT(row.i[10], 65535); /* 2149-06-06, the last Date */
+    /* the canonical texts (the C twins of canon_sql) and the hashdiff over them: the same bytes
+     * as hd over these texts by hand (the engine's SQL is compared in order_wire_parse.bats) */
+    static const char *const canon[WIRE_NFIELDS] = {
+        "o\xc3\xa9-1", "9223372036854775807", "paid", "1969-12-31T23:59:59.999Z", "2299-12-31T23:59:59.999Z",
+        "-9999999999999999.99", "0.01", "0.00", "12.30", "[{\"a\":1.5,\"b\":\"/\"},0]", "2149-06-06"};
+    for (size_t i = 0; i < WIRE_NFIELDS; i++) {
+        char cb[WIRE_CANON_MAX];
+        const char *t;
+        size_t tn = wire_canon(&WIRE_FIELDS[i], row.i[i], row.s[i], row.n[i], cb, &t);
+        CHECK(tn == strlen(canon[i]) && memcmp(t, canon[i], tn) == 0);
+    }
+    hd_ctx *hc = hd_new(HD_STRICT, HD_XXH3_128);
+    CHECK(hc != NULL);
+    unsigned char want_hd[16];
+    hd_begin(hc);
+    for (size_t i = 0; i < 10; i++) /* the ten state fields: all but snapshot_date */
+        CHECK_EQ_INT(hd_add(hc, 0, canon[i], strlen(canon[i])), 0);
+    CHECK_EQ_INT(hd_finish(hc, want_hd), 0);
+    CHECK_EQ_INT(wire_row_hashdiff(hc, &row), 0);
+    CHECK(memcmp(row.hashdiff, want_hd, 16) == 0);
     char *out = NULL;
     size_t on = 0, cap = 0;
     CHECK_EQ_INT(wire_tuple_rowbinary(WIRE_VALID, &row, &out, &on, &cap), 0);
-    /* class (1) + order_id (1+5) + user_id 8 + status (1+4) + 2 x 8 + 4 x 8 + items (1+21) + 2 */
-    CHECK_EQ_INT(on, 1 + 6 + 8 + 5 + 16 + 32 + 22 + 2);
+    /* class (1) + order_id (1+5) + user_id 8 + status (1+4) + 2 x 8 + 4 x 8 + items (1+21) + 2 + hashdiff 16 */
+    CHECK_EQ_INT(on, 1 + 6 + 8 + 5 + 16 + 32 + 22 + 2 + 16);
     CHECK(out && out[0] == 0 && out[1] == 5 && (unsigned char)out[7 + 7] == 0x7f);
-    CHECK(out && (unsigned char)out[on - 2] == 0xff && (unsigned char)out[on - 1] == 0xff);
+    CHECK(out && (unsigned char)out[on - 18] == 0xff && (unsigned char)out[on - 17] == 0xff);
+    CHECK(out && memcmp(out + on - 16, want_hd, 16) == 0);
+    /* other values, other texts: the edges of the timestamp, money and date rules */
+    {
+        static const struct { int f; int64_t v; const char *text; } E[] = {
+            {3, 0, "1970-01-01T00:00:00.000Z"}, {3, -2208988800000LL, "1900-01-01T00:00:00.000Z"},
+            {3, 951782400000LL, "2000-02-29T00:00:00.000Z"}, {3, -1, "1969-12-31T23:59:59.999Z"},
+            {3, -86400000LL, "1969-12-31T00:00:00.000Z"}, {3, -86400001LL, "1969-12-30T23:59:59.999Z"},
+            {5, -5, "-0.05"}, {5, -100, "-1.00"}, {5, 999999999999999999LL, "9999999999999999.99"},
+            {1, 1, "1"}, {10, 0, "1970-01-01"}, {10, 11016, "2000-02-29"}};
+        for (size_t k = 0; k < sizeof E / sizeof E[0]; k++) {
+            char cb[WIRE_CANON_MAX];
+            const char *t;
+            size_t tn = wire_canon(&WIRE_FIELDS[E[k].f], E[k].v, NULL, 0, cb, &t);
+            CHECK(tn == strlen(E[k].text) && memcmp(t, E[k].text, tn) == 0);
+        }
+    }
+    hd_free(hc);
     /* a rejected row: its class, then zero values whatever the row held */
     memcpy(b, "{}", 3);
     CHECK_EQ_INT(wire_parse(b, 2, &row), WIRE_KEYSET_MISMATCH);
     on = 0;
     CHECK_EQ_INT(wire_tuple_rowbinary(WIRE_KEYSET_MISMATCH, &row, &out, &on, &cap), 0);
-    CHECK_EQ_INT(on, 1 + 15 + 1 + 8 + 1 + 16 + 32 + 1 + 2);
+    CHECK_EQ_INT(on, 1 + 15 + 1 + 8 + 1 + 16 + 32 + 1 + 2 + 16);
     size_t zeros = 0;
     for (size_t i = 16; out && i < on; i++)
         zeros += out[i] == 0;
@@ -355,7 +392,7 @@ static void test_parse(void)
                  "Tuple(class String, order_id String, user_id UInt64, status LowCardinality(String), "
                  "created_at DateTime64(3, 'UTC'), updated_at DateTime64(3, 'UTC'), items_total Decimal(18, 2), "
                  "discount Decimal(18, 2), delivery Decimal(18, 2), total Decimal(18, 2), items String, "
-                 "snapshot_date Date)");
+                 "snapshot_date Date, hashdiff UInt128)");
     free(out);
     wire_row_free(&row);
     free(b);
