@@ -106,8 +106,7 @@ int ddl_schema(FILE *out, const ddl_opts *o)
         const wire_field *f = wire_field_by_name(keyf[i], strlen(keyf[i]));
         sqlw_put(&st, out, "    %s %s,\n", keyf[i], f ? f->ods_type : "?");
     }
-    for (size_t i = 0; i < 3; i++) /* the coordinates: _topic, _partition, _offset */
-        sqlw_put(&st, out, "    %s %s,\n", SQLW_META[i][0], SQLW_META[i][1]);
+    sqlw_coord_columns(&st, out);
     sqlw_put(&st, out, "    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n");
     sqlw_engine(&st, out, o, "MergeTree", D, "order_snapshot_stale", NULL);
     sqlw_put(&st, out, "PARTITION BY _load_id\nORDER BY (_topic, _partition, _offset)\nCOMMENT ");
@@ -151,8 +150,7 @@ int ddl_schema(FILE *out, const ddl_opts *o)
     sqlw_put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_fates", D);
     sqlw_on_cluster(&st, out, o);
     sqlw_put(&st, out, "\n(\n    _load_id String,\n");
-    for (size_t i = 0; i < 3; i++) /* the coordinates: _topic, _partition, _offset */
-        sqlw_put(&st, out, "    %s %s,\n", SQLW_META[i][0], SQLW_META[i][1]);
+    sqlw_coord_columns(&st, out);
     sqlw_put(&st, out, "    fate Enum8('stored' = 1, 'stale' = 2, 'unchanged' = 3)\n)\n");
     sqlw_engine(&st, out, o, "MergeTree", D, "order_fates", NULL);
     sqlw_put(&st, out, "PARTITION BY _load_id\nORDER BY (_load_id, _topic, _partition, _offset)\nCOMMENT ");

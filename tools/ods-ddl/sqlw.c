@@ -112,6 +112,12 @@ const char *sqlw_target(const ddl_opts *o, const char *local, const char *dist)
 
 /* The column block of _rep and _hot: the contract's typed columns, then _hashdiff and the load;
  * with gate, the gate's: then also the Kafka coordinates and the row's fate. */
+void sqlw_coord_columns(int *st, FILE *out)
+{
+    for (size_t i = 0; i < 3; i++)
+        sqlw_put(st, out, "    %s %s,\n", SQLW_META[i][0], SQLW_META[i][1]);
+}
+
 void sqlw_store_columns(int *st, FILE *out, int gate)
 {
     sqlw_put(st, out, "\n(\n");
@@ -119,9 +125,9 @@ void sqlw_store_columns(int *st, FILE *out, int gate)
         sqlw_put(st, out, "    %s %s,\n", WIRE_FIELDS[i].name, WIRE_FIELDS[i].ods_type);
     sqlw_put(st, out, "    _hashdiff UInt128,\n    _load_id String,\n    _load_ts DateTime64(3, 'UTC')");
     if (gate) {
-        for (size_t i = 0; i < 3; i++) /* the coordinates: _topic, _partition, _offset */
-            sqlw_put(st, out, ",\n    %s %s", SQLW_META[i][0], SQLW_META[i][1]);
-        sqlw_put(st, out, ",\n    _fate Enum8('stored' = 1, 'stale' = 2, 'unchanged' = 3),\n"
+        sqlw_put(st, out, ",\n");
+        sqlw_coord_columns(st, out);
+        sqlw_put(st, out, "    _fate Enum8('stored' = 1, 'stale' = 2, 'unchanged' = 3),\n"
                           "    _put_hot UInt8,\n    _put_stale UInt8,\n    _put_fate UInt8");
     }
     sqlw_put(st, out, "\n)\n");

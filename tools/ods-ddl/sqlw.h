@@ -37,6 +37,9 @@ const char *sqlw_store_name(size_t i);
 void sqlw_store_names(int *st, FILE *out);
 /* The Distributed table with --cluster, else the local one. */
 const char *sqlw_target(const ddl_opts *o, const char *local, const char *dist);
+/* "    _topic LowCardinality(String),\n" and the same for _partition, _offset: the coordinates
+ * that identify a message, as columns of a table that records messages. */
+void sqlw_coord_columns(int *st, FILE *out);
 /* The column block of _rep and _hot; with gate, also the coordinates, the row's _fate and where
  * it is still to be written (_put_hot, _put_stale, _put_fate). */
 void sqlw_store_columns(int *st, FILE *out, int gate);

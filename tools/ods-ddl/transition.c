@@ -579,12 +579,18 @@ static void st_gate(tr *t)
 
 /* The commit's figures and checks read these, by alias: m the manifest, f the seal, e the
  * errors table, g the fates, s the hot table, x the stale records (all of this load). */
+/* ", countIf(error_class = 'not_an_object') AS c0" and so on for each reject class */
+static void class_counts(tr *t)
+{
+    for (size_t i = 0; i < WIRE_NREJECT; i++)
+        P(t, ", countIf(error_class = '%s') AS c%zu", WIRE_REJECT_CLASSES[i], i);
+}
+
 static void commit_sources(tr *t, int with_tables)
 {
     const char *D = t->D;
     P(t, "(SELECT count() AS n, countIf(error_class = '') AS acc, countIf(error_class != '') AS rej");
-    for (size_t i = 0; i < WIRE_NREJECT; i++)
-        P(t, ", countIf(error_class = '%s') AS c%zu", WIRE_REJECT_CLASSES[i], i);
+    class_counts(t);
     P(t, "\n               FROM %s.order_manifest WHERE _load_id = {load_id:String}) AS m,\n"
          "              (SELECT ifNull(any(staged), 0) AS staged, ifNull(any(messages), 0) AS messages FROM "
          "%s.order_frozen WHERE _load_id = {load_id:String}) AS f,\n"
@@ -595,8 +601,7 @@ static void commit_sources(tr *t, int with_tables)
     if (!with_tables)
         return;
     P(t, ",\n              (SELECT count() AS n, uniqExact(_topic, _partition, _offset) AS u");
-    for (size_t i = 0; i < WIRE_NREJECT; i++)
-        P(t, ", countIf(error_class = '%s') AS c%zu", WIRE_REJECT_CLASSES[i], i);
+    class_counts(t);
     P(t, " FROM %s.%s WHERE _load_id = {load_id:String}) AS e,\n"
          "              (SELECT count() AS n, uniqExact(order_id, updated_at%s) AS u FROM %s.%s WHERE _load_id = "
          "{load_id:String}) AS s,\n"

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# 90-statements: where the default transition's time goes, statement by statement (issue 25),
+# against the parse alone and the classifiers, all as query time (chlocal --time), not commands.
+# One load of 500 000 valid new orders (orders-gen, every order once), on an empty ODS: each
+# rep runs the 12 statements on a fresh copy of the staged database, each statement in its own
+# chlocal process with --time (engine start-up is not in a query's time; the UDF processes'
+# start is: the engine starts them inside the query). Side by side in each rep: the parse alone
+# (SELECT order_wire_parse(raw) ... FORMAT Null over the staged load, the anchor), the
+# classifier alone, isValidJSON and the native predicate (tests/sql/native_wire_class.sql).
+# Reported: the median per statement and of the sum; the ratio is the anchor's time over the
+# row's (below 1: slower than the parse alone). Goals (issue 25): the whole transition within 3x
+# the parse alone; the classifier within 2x isValidJSON and at least 8x faster than the native
+# predicate.
+set -euo pipefail
+source "$(dirname "$0")/../scripts/lib/common.sh"
+source "$ROOT/scripts/lib/bench.sh"
+
+reps=${BENCH_REPS:-3}
+work=$(mktemp -d "${BENCH_WORK:-${TMPDIR:-/tmp}}/statements.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+for b in chlocal ods-ddl orders-gen order_wire_class; do
+    [ -x "$BIN/$b" ] || die "no $BIN/$b: build first"
+done
+n=$(bench_rows 500000)
+run=$work/run
+mkdir -p "$run"
+ch() { (cd "$run" && "$BIN/chlocal" "$@"); }
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -g |
+    awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
+
+"$BIN/ods-ddl" transition >"$work/tr.sql" || die "ods-ddl transition failed"
+nst=$(grep -c '^-- [0-9]*\. ' "$work/tr.sql")
+# stmt K: statement K of the transition, from its "-- K. " line to the next one
+stmt() { awk -v k="$1" 'match($0, /^-- [0-9]+\. /) { p = (substr($0, 4, RLENGTH - 5) + 0 == k) } p' "$work/tr.sql"; }
+heading() { stmt "$1" | head -1 | sed -E 's/^-- [0-9]+\. //; s/[:;(].*//; s/ +$//'; }
+
+say "staging $n valid new orders" >&2
+"$BIN/orders-gen" --orders "$n" --days 10 --window 10 --day 10 --seed 25 >"$work/load.jsonl"
+base=$work/base
+ch --path "$base" -q "$("$BIN/ods-ddl" schema)"
+ch --path "$base" --param_load_id=L1 -q "$("$BIN/ods-ddl" stage --source bench --file "$work/load.jsonl")"
+staged=$(ch --path "$base" -q "SELECT count() FROM stg.orders_raw")
+[ "$staged" -eq "$n" ] || die "staged $staged rows, want $n"
+native=$(cat "$ROOT/tests/sql/native_wire_class.sql")
+
+# qtime NAME ARGS...: one chlocal process with --time; its last query's time is added to NAME's,
+# its peak RSS (the process's; the UDF processes' are not in it) kept as NAME's largest
+qtime() {
+    local name=$1; shift
+    local err kb
+    err=$(cd "$run" && /usr/bin/time -f '%M' -o "$work/rss" "$BIN/chlocal" --time "$@" 2>&1 >/dev/null) ||
+        { echo "$err" >&2; die "bench: '$name' failed"; }
+    times[$name]+="$(tail -1 <<<"$err") "
+    kb=$(tail -1 "$work/rss")
+    ((kb / 1024 > ${BENCH_MIB[$name]:-0})) && BENCH_MIB[$name]=$((kb / 1024))
+    ((kb / 1024 > ${BENCH_MIB[whole]:-0})) && [[ $name == s* ]] && BENCH_MIB[whole]=$((kb / 1024))
+    return 0
+}
+declare -A times
+for ((r = 1; r <= reps; r++)); do
+    say "rep $r of $reps: the $nst statements on a fresh copy, then the parse and the classifiers" >&2
+    rm -rf "$work/db"; cp -a "$base" "$work/db"
+    for ((k = 1; k <= nst; k++)); do
+        qtime "s$k" --path "$work/db" --param_load_id=L1 -q "$(stmt "$k")"
+    done
+    read -r acc stored < <(ch --path "$work/db" --format TSV -q "SELECT accepted, stored FROM ods.order_loads WHERE _load_id = 'L1'")
+    [ "$acc" -eq "$n" ] && [ "$stored" -eq "$n" ] || die "rep $r: accepted $acc, stored $stored (want $n, $n)"
+    qtime parse --path "$base" -q "SELECT order_wire_parse(raw) FROM stg.orders_raw FORMAT Null"
+    qtime class --path "$base" -q "SELECT order_wire_class(raw) FROM stg.orders_raw FORMAT Null"
+    qtime valid --path "$base" -q "SELECT isValidJSON(raw) FROM stg.orders_raw FORMAT Null"
+    qtime native --path "$base" -q "$native; SELECT native_wire_class(raw) FROM stg.orders_raw FORMAT Null"
+done
+
+sum=0
+for ((k = 1; k <= nst; k++)); do
+    BENCH_SECS[s$k]=$(median "${times[s$k]}")
+    sum=$(awk -v a="$sum" -v b="${BENCH_SECS[s$k]}" 'BEGIN {print a + b}')
+done
+for x in parse class valid native; do BENCH_SECS[$x]=$(median "${times[$x]}"); done
+BENCH_SECS[whole]=$sum
+ratio() { awk -v a="${BENCH_SECS[$1]}" -v b="${BENCH_SECS[$2]}" 'BEGIN {printf "%.2f", (a > 0) ? b / a : 0}'; }
+bench_row "statements: the parse alone, order_wire_parse(raw) FORMAT Null, ${BENCH_SECS[parse]} s (anchor)" "$n" parse
+for ((k = 1; k <= nst; k++)); do
+    bench_row "statements: $k/$nst $(heading "$k"), ${BENCH_SECS[s$k]} s" "$n" "s$k" parse
+done
+bench_row "statements: the whole transition, sum of the $nst, $sum s = $(ratio parse whole)x the parse alone (goal <= 3x)" "$n" whole parse
+bench_row "statements: the classifier, order_wire_class(raw), ${BENCH_SECS[class]} s = $(ratio valid class)x isValidJSON (goal <= 2x)" "$n" class parse
+bench_row "statements: isValidJSON(raw), ${BENCH_SECS[valid]} s" "$n" valid parse
+bench_row "statements: the native predicate, ${BENCH_SECS[native]} s = $(ratio class native)x the classifier (goal >= 8x)" "$n" native parse
