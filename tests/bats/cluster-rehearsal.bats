@@ -48,7 +48,7 @@ verdict() { grep -F "$1" "$BATS_FILE_TMPDIR/out" | grep -c '^ok   '; }
             SELECT countIf(engine = 'Distributed' AND engine_full LIKE 'Distributed(\\'ods_rehearsal\\', \\'ods\\', %'), count()
             FROM system.tables WHERE database IN ('ods', 'stg') FORMAT TSV"
         [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
-        [ "$output" = "$(printf '5\t18')" ] || { echo "node $m: $output"; return 1; }
+        [ "$output" = "$(printf '5\t20')" ] || { echo "node $m: $output"; return 1; }
     done
     # nothing left in any queue: every .bin the engine wrote was taken to its node
     [ "$(find "$(REH)"/node? -path '*shard*_replica1/*.bin' | wc -l)" -eq 0 ]

@@ -129,7 +129,7 @@ load ods_sql
     [ "$output" = "$view_cols" ]
     [ "$output" = "['order_id','user_id','status','created_at','updated_at','items_total','discount','delivery','total','items','snapshot_date','_hashdiff','_load_id','_load_ts']" ]
     run_split chlocal --no-udf --path db -q "SELECT table, type FROM system.columns WHERE database = 'ods' AND name = '_hashdiff' ORDER BY table FORMAT TSV"
-    [ "$output" = "$(printf 'order_gate\tUInt128\norder_gate_stored\tUInt128\norder_snapshot_hot\tUInt128\norder_snapshot_rep\tUInt128\norder_v\tUInt128')" ]
+    [ "$output" = "$(printf 'order_gate\tUInt128\norder_gate_stored\tUInt128\norder_manifest\tUInt128\norder_snapshot_hot\tUInt128\norder_snapshot_rep\tUInt128\norder_v\tUInt128')" ]
     # The gate: the stored columns, the coordinates, the fate and where the row is still to be
     # written; its views send each row on by its fate and flags, the Null table keeps none.
     run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_gate' ORDER BY position)"
@@ -150,10 +150,10 @@ load ods_sql
     run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_loads' ORDER BY position)"
     [ "$output" = "['delta','_load_id','committed_at','received','redelivered','accepted','stored','unchanged','stale','rejected','not_an_object','keyset_mismatch','field_invalid']" ]
     # The manifest: a load's messages as its transition froze them, by coordinates: the class,
-    # the raw bytes' hash (the raw itself of the rejected ones) and the typed contract columns;
+    # the raw bytes' hash (the raw itself of the rejected ones), the typed contract columns and _hashdiff;
     # the seal: one row per frozen load; the lease: who holds it, since when.
     run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_manifest' ORDER BY position)"
-    [ "$output" = "['_load_id','_topic','_partition','_offset','_timestamp','_key','_load_ts','_raw_hash','error_class','raw','order_id','user_id','status','created_at','updated_at','items_total','discount','delivery','total','items','snapshot_date']" ]
+    [ "$output" = "['_load_id','_topic','_partition','_offset','_timestamp','_key','_load_ts','_raw_hash','error_class','raw','order_id','user_id','status','created_at','updated_at','items_total','discount','delivery','total','items','snapshot_date','_hashdiff']" ]
     run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_frozen' ORDER BY position)"
     [ "$output" = "['_load_id','frozen_at','staged','messages']" ]
     run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_lease_v' ORDER BY position); SELECT count() FROM ods.order_lease_v"
