@@ -2,7 +2,6 @@
  * throwing SQL that types it. Change it here and the classifier, DDL and SQL follow. */
 #include "wire_contract.h"
 
-#include <stdio.h>
 #include <string.h>
 
 /* The sql_extract templates, each checked on the engine (tests/bats/ods-ddl.bats). Every one
@@ -75,38 +74,83 @@ static void civil(int64_t z, int *y, int *m, int *d)
     *y = (int)(yoe + era * 400 + (*m <= 2));
 }
 
+/* Decimal digits by hand: snprintf was a quarter of order_wire_parse's time (perf, 200 000
+ * messages). */
+static size_t put_uint(char *b, uint64_t v)
+{
+    char t[20];
+    size_t n = 0;
+    do
+        t[n++] = (char)('0' + v % 10);
+    while (v /= 10);
+    for (size_t i = 0; i < n; i++)
+        b[i] = t[n - 1 - i];
+    return n;
+}
+
+/* v in 0 .. 10^w - 1, w digits with leading zeros */
+static void put_fixed(char *b, unsigned v, int w)
+{
+    for (int i = w - 1; i >= 0; i--, v /= 10)
+        b[i] = (char)('0' + v % 10);
+}
+
+/* "YYYY-MM-DD" (years 0 .. 9999) */
+static size_t put_date(char *b, int64_t day)
+{
+    int y, m, d;
+    civil(day, &y, &m, &d);
+    put_fixed(b, (unsigned)y, 4);
+    b[4] = '-';
+    put_fixed(b + 5, (unsigned)m, 2);
+    b[7] = '-';
+    put_fixed(b + 8, (unsigned)d, 2);
+    return 10;
+}
+
 /* The C twins of C_TEXT, C_TIMESTAMP, C_MONEY and the others above, rule by rule. */
 size_t wire_canon(const wire_field *f, int64_t i, const char *s, size_t n, char buf[WIRE_CANON_MAX],
                   const char **out)
 {
-    int len = 0, y, m, d;
+    size_t len = 0;
+    *out = buf;
     switch (f->rule) {
     case WIRE_RULE_TEXT:
     case WIRE_RULE_ITEMS:
         *out = s;
         return n;
     case WIRE_RULE_USER_ID:
-        len = snprintf(buf, WIRE_CANON_MAX, "%llu", (unsigned long long)i);
+        len = put_uint(buf, (uint64_t)i);
         break;
     case WIRE_RULE_TIMESTAMP: {
         int64_t day = i >= 0 ? i / 86400000 : -((-i + 86399999) / 86400000);
-        int64_t ms = i - day * 86400000;
-        civil(day, &y, &m, &d);
-        len = snprintf(buf, WIRE_CANON_MAX, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", y, m, d, (int)(ms / 3600000),
-                       (int)(ms / 60000 % 60), (int)(ms / 1000 % 60), (int)(ms % 1000));
+        unsigned ms = (unsigned)(i - day * 86400000);
+        len = put_date(buf, day);
+        buf[len++] = 'T';
+        put_fixed(buf + len, ms / 3600000, 2);
+        buf[len + 2] = ':';
+        put_fixed(buf + len + 3, ms / 60000 % 60, 2);
+        buf[len + 5] = ':';
+        put_fixed(buf + len + 6, ms / 1000 % 60, 2);
+        buf[len + 8] = '.';
+        put_fixed(buf + len + 9, ms % 1000, 3);
+        buf[len + 12] = 'Z';
+        len += 13;
         break;
     }
     case WIRE_RULE_MONEY: {
         uint64_t a = i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i;
-        len = snprintf(buf, WIRE_CANON_MAX, "%s%llu.%02llu", i < 0 ? "-" : "", (unsigned long long)(a / 100),
-                       (unsigned long long)(a % 100));
+        if (i < 0)
+            buf[len++] = '-';
+        len += put_uint(buf + len, a / 100);
+        buf[len++] = '.';
+        put_fixed(buf + len, (unsigned)(a % 100), 2);
+        len += 2;
         break;
     }
     case WIRE_RULE_DATE:
-        civil(i, &y, &m, &d);
-        len = snprintf(buf, WIRE_CANON_MAX, "%04d-%02d-%02d", y, m, d);
+        len = put_date(buf, i);
         break;
     }
-    *out = buf;
-    return len > 0 ? (size_t)len : 0;
+    return len;
 }
