@@ -56,8 +56,10 @@ static const char USAGE[] =
     "                     the test that checks them with order_wire_class and order_wire_parse)\n"
     "\n"
     "Prints one line per diverged schedule (seed, step, what differed, its reproduction file),\n"
-    "a line of figures, and \"schedules: N run, D diverged\". Exit status: 0 no divergence;\n"
-    "1 a divergence (or a schedule that could not run); 2 usage error.\n";
+    "a line of figures, and \"schedules: N run, D diverged\". SIGINT or SIGTERM stops it early:\n"
+    "no schedule starts any more, those running finish, and the figures of what ran are\n"
+    "printed. Exit status: 0 no divergence; 1 a divergence (or a schedule that could not run);\n"
+    "2 usage error.\n";
 
 /* ------------------------------------------------------------------------------------------ */
 /* limits of one schedule (a schedule is small: 6-14 steps, 1-4 loads, a pool of 8 orders) */
@@ -2310,6 +2312,14 @@ static int do_kill(int i)
     return bad ? 1 : need_read ? 0 : 2;
 }
 
+/* Set by SIGINT or SIGTERM in the parent: start no more schedules, finish those running. */
+static volatile sig_atomic_t g_stop;
+static void on_stop(int sig)
+{
+    (void)sig;
+    g_stop = 1;
+}
+
 /* runs one schedule; 0 passed, 1 diverged */
 static int schedule(uint64_t seed)
 {
@@ -2769,8 +2779,14 @@ int main(int argc, char **argv)
     slot *sl = calloc(jobs, sizeof *sl);
     uint64_t running = 0;
     fflush(stdout);
-    while (next < count || running) {
-        while (next < count && running < jobs) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    while ((next < count && !g_stop) || running) {
+        while (next < count && !g_stop && running < jobs) {
             int fd[2];
             if (pipe(fd) != 0)
                 fatal("pipe: %s", strerror(errno));
@@ -2779,6 +2795,9 @@ int main(int argc, char **argv)
             if (pid < 0)
                 fatal("fork: %s", strerror(errno));
             if (pid == 0) {
+                /* a schedule is finished, not cut: the parent's stop waits for it */
+                signal(SIGINT, SIG_IGN);
+                signal(SIGTERM, SIG_IGN);
                 close(fd[0]);
                 child(s, fd[1]);
             }
@@ -2793,6 +2812,8 @@ int main(int argc, char **argv)
         /* the child writes its result line before it exits: read it, then reap */
         int st;
         pid_t pid = wait(&st);
+        if (pid < 0 && errno == EINTR)
+            continue;
         if (pid < 0)
             fatal("wait: %s", strerror(errno));
         for (uint64_t j = 0; j < jobs; j++) {
@@ -2879,6 +2900,9 @@ int main(int argc, char **argv)
             printf(" %d: %ld/%ld", k, cov[CV_KILL_TOOK + k], cov[CV_KILL_NOT + k]);
     printf("; ledger: stored %ld, unchanged %ld, stale %ld, redelivered %ld, rejected %ld; late rows moved %ld\n",
            cov[CV_STORED], cov[CV_UNCHANGED], cov[CV_STALE], cov[CV_REDELIVERED], cov[CV_REJECTED], cov[CV_MOVED]);
+    if (next < count)
+        printf("stopped by a signal after %llu of %llu schedules (seeds %llu to %llu)\n", (unsigned long long)ran,
+               (unsigned long long)count, (unsigned long long)seed, (unsigned long long)(seed + next - 1));
     printf("schedules: %llu run, %llu diverged\n", (unsigned long long)ran, (unsigned long long)diverged);
     fflush(stdout);
     free(sl);
