@@ -726,6 +726,16 @@ int ddl_transition(FILE *out, const ddl_opts *o)
 
 /* --- the repairs --- */
 
+/* A repair's first three statements: its checks and the lease free, the lease taken, its checks
+ * again under the lease (what3 heads the third). */
+static void procedure_start(tr *t, const char *what3)
+{
+    st_lease_free(t, 1);
+    st_lease_take(t, 2);
+    P(t, "-- 3. %s\n", what3);
+    check_statement(t, 3, checks_problem);
+}
+
 /* abandon's checks (statements 1 and 3): the load is not committed. */
 static void abandon_checks(tr *t, int k)
 {
@@ -755,10 +765,7 @@ int ddl_abandon(FILE *out, const ddl_opts *o)
     P(&t, "-- ods-ddl abandon: removes what runs of an uncommitted load left (--param_load_id=ID), so the next "
           "load may run;\n-- its staged rows stay, and running its transition again starts it afresh. Run the %d "
           "statements in order.\n", t.n);
-    st_lease_free(&t, 1);
-    st_lease_take(&t, 2);
-    P(&t, "-- 3. the load is not committed\n");
-    check_statement(&t, 3, checks_problem);
+    procedure_start(&t, "the load is not committed");
     /* The seal goes last: until then the load stays frozen, so no other load starts before the
      * rest is gone, and a cut-short abandon is simply run again. */
     P(&t, "-- 4. its hot rows\n");
@@ -810,10 +817,7 @@ int ddl_move_late(FILE *out, const ddl_opts *o)
     P(&t, "-- ods-ddl move-late: the rows staged under a frozen load after its freeze (--param_load_id=ID) move "
           "to a new load\n-- (--param_to_load_id=NEW), coordinates and _load_ts kept; then run NEW's transition. "
           "Run the %d statements in order.\n", t.n);
-    st_lease_free(&t, 1);
-    st_lease_take(&t, 2);
-    P(&t, "-- 3. the load frozen, the new id new\n");
-    check_statement(&t, 3, checks_problem);
+    procedure_start(&t, "the load frozen, the new id new");
     /* Copy, then delete what was copied: cut short anywhere, it is run again and loses nothing. */
     P(&t, "-- 4. the late rows copied to the new load (those not copied yet)\n"
           "INSERT INTO %s.orders_raw (raw, ", S);
