@@ -33,8 +33,6 @@ mkdir -p "$run"
 ch() { (cd "$run" && "$BIN/chlocal" "$@"); }
 # human N: 500000 → 500k, 4000000 → 4M (for labels)
 human() { awk -v n="$1" 'BEGIN {if (n >= 1e6) printf "%gM", n / 1e6; else if (n >= 1e4) printf "%gk", n / 1e3; else printf "%d", n}'; }
-median() { tr ' ' '\n' <<<"$1" | grep . | sort -g |
-    awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 
 # The three transitions. The native one is the SQL-typed one with the class from the native
 # predicate: its CREATE FUNCTION first, then every order_wire_class(raw) replaced.
@@ -193,7 +191,7 @@ for ((r = 0; r < reps; r++)); do
     done
 done
 rm -rf "$work/fresh" "$work/ref"
-for v in native sql udf floor; do BENCH_SECS[$v]=$(median "${times[$v]}"); done
+for v in native sql udf floor; do BENCH_SECS[$v]=$(bench_median "${times[$v]}"); done
 read -r _ _ _ _ _ _ rej _ <<<"$ref"
 vs_sql=$(awk -v a="${BENCH_SECS[sql]}" -v b="${BENCH_SECS[udf]}" 'BEGIN {printf "%.2f", (b > 0) ? a / b : 0}')
 vs_native=$(awk -v a="${BENCH_SECS[native]}" -v b="${BENCH_SECS[udf]}" 'BEGIN {printf "%.2f", (b > 0) ? a / b : 0}')
@@ -223,7 +221,7 @@ first=${sizes[0]}
 for w in "u:the UDF-typed transition" "t:the typing alone (order_wire_parse, FORMAT Null)"; do
     x=${w%%:*} what=${w#*:}
     for s in "${sizes[@]}"; do
-        BENCH_SECS[$x$s]=$(median "${times[$x$s]}")
+        BENCH_SECS[$x$s]=$(bench_median "${times[$x$s]}")
         us=$(awk -v t="${BENCH_SECS[$x$s]}" -v n="$s" 'BEGIN {printf "%.2f", 1e6 * t / n}')
         mib=${BENCH_MIB[$x$s]}
         if [ "$s" = "$first" ]; then

@@ -25,8 +25,6 @@ n=$(bench_rows 500000)
 run=$work/run
 mkdir -p "$run"
 ch() { (cd "$run" && "$BIN/chlocal" "$@"); }
-median() { tr ' ' '\n' <<<"$1" | grep . | sort -g |
-    awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 
 "$BIN/ods-ddl" transition >"$work/tr.sql" || die "ods-ddl transition failed"
 nst=$(grep -c '^-- [0-9]*\. ' "$work/tr.sql")
@@ -73,10 +71,10 @@ done
 
 sum=0
 for ((k = 1; k <= nst; k++)); do
-    BENCH_SECS[s$k]=$(median "${times[s$k]}")
+    BENCH_SECS[s$k]=$(bench_median "${times[s$k]}")
     sum=$(awk -v a="$sum" -v b="${BENCH_SECS[s$k]}" 'BEGIN {print a + b}')
 done
-for x in parse class valid native; do BENCH_SECS[$x]=$(median "${times[$x]}"); done
+for x in parse class valid native; do BENCH_SECS[$x]=$(bench_median "${times[$x]}"); done
 BENCH_SECS[whole]=$sum
 ratio() { awk -v a="${BENCH_SECS[$1]}" -v b="${BENCH_SECS[$2]}" 'BEGIN {printf "%.2f", (a > 0) ? b / a : 0}'; }
 bench_row "statements: the parse alone, order_wire_parse(raw) FORMAT Null, ${BENCH_SECS[parse]} s (anchor)" "$n" parse

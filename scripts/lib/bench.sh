@@ -24,10 +24,13 @@ bench_interleave() {
     done
     rm -f "$tf"
     for i in "${!names[@]}"; do
-        BENCH_SECS[${names[$i]}]=$(tr ' ' '\n' <<<"${all[${names[$i]}]}" | grep . | sort -g |
-            awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}')
+        BENCH_SECS[${names[$i]}]=$(bench_median "${all[${names[$i]}]}")
     done
 }
+
+# bench_median "T1 T2 ...": the median of space-separated numbers.
+bench_median() { tr ' ' '\n' <<<"$1" | grep . | sort -g |
+    awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 
 # bench_row WHAT ROWS NAME [ANCHOR_NAME]: one Markdown row; the ratio is the anchor's time
 # over this one's (above 1: faster than the anchor).
