@@ -6,7 +6,9 @@
 # chlocal process with --time (engine start-up is not in a query's time; the UDF processes'
 # start is: the engine starts them inside the query). Side by side in each rep: the parse alone
 # (SELECT order_wire_parse(raw) ... FORMAT Null over the staged load, the anchor), the
-# classifier alone, isValidJSON and the native predicate (tests/sql/native_wire_class.sql).
+# classifier alone, isValidJSON, the protocol floor (tests/helpers/proto_floor --string: the
+# same protocol as the classifier, no work per row) and the native predicate
+# (tests/sql/native_wire_class.sql).
 # Reported: the median per statement and of the sum; the ratio is the anchor's time over the
 # row's (below 1: slower than the parse alone). Goals (issue 25): the whole transition within 3x
 # the parse alone; the classifier within 2x isValidJSON and at least 8x faster than the native
@@ -21,6 +23,7 @@ trap 'rm -rf "$work"' EXIT
 for b in chlocal ods-ddl orders-gen order_wire_class; do
     [ -x "$BIN/$b" ] || die "no $BIN/$b: build first"
 done
+[ -x "$BUILD/tests/user_scripts/proto_floor" ] || die "no $BUILD/tests/user_scripts/proto_floor: build first"
 n=$(bench_rows 500000)
 run=$work/run
 mkdir -p "$run"
@@ -66,6 +69,8 @@ for ((r = 1; r <= reps; r++)); do
     qtime parse --path "$base" -q "SELECT order_wire_parse(raw) FROM stg.orders_raw FORMAT Null"
     qtime class --path "$base" -q "SELECT order_wire_class(raw) FROM stg.orders_raw FORMAT Null"
     qtime valid --path "$base" -q "SELECT isValidJSON(raw) FROM stg.orders_raw FORMAT Null"
+    qtime floor --path "$base" --udf-dir "$BUILD/tests/user_scripts" --udf-config "$ROOT/tests/helpers/floor_function.xml" \
+        -q "SELECT proto_floor_string(raw) FROM stg.orders_raw FORMAT Null"
     qtime native --path "$base" -q "$native; SELECT native_wire_class(raw) FROM stg.orders_raw FORMAT Null"
 done
 
@@ -74,7 +79,7 @@ for ((k = 1; k <= nst; k++)); do
     BENCH_SECS[s$k]=$(bench_median "${times[s$k]}")
     sum=$(awk -v a="$sum" -v b="${BENCH_SECS[s$k]}" 'BEGIN {print a + b}')
 done
-for x in parse class valid native; do BENCH_SECS[$x]=$(bench_median "${times[$x]}"); done
+for x in parse class valid floor native; do BENCH_SECS[$x]=$(bench_median "${times[$x]}"); done
 BENCH_SECS[whole]=$sum
 ratio() { awk -v a="${BENCH_SECS[$1]}" -v b="${BENCH_SECS[$2]}" 'BEGIN {printf "%.2f", (a > 0) ? b / a : 0}'; }
 bench_row "statements: the parse alone, order_wire_parse(raw) FORMAT Null, ${BENCH_SECS[parse]} s (anchor)" "$n" parse
@@ -84,4 +89,5 @@ done
 bench_row "statements: the whole transition, sum of the $nst, $sum s = $(ratio parse whole)x the parse alone (goal <= 3x)" "$n" whole parse
 bench_row "statements: the classifier, order_wire_class(raw), ${BENCH_SECS[class]} s = $(ratio valid class)x isValidJSON (goal <= 2x)" "$n" class parse
 bench_row "statements: isValidJSON(raw), ${BENCH_SECS[valid]} s" "$n" valid parse
+bench_row "statements: the protocol floor, proto_floor_string(raw) (decodes each row, answers ''), ${BENCH_SECS[floor]} s = $(ratio valid floor)x isValidJSON" "$n" floor parse
 bench_row "statements: the native predicate, ${BENCH_SECS[native]} s = $(ratio class native)x the classifier (goal >= 8x)" "$n" native parse

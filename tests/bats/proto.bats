@@ -299,12 +299,20 @@ XML
     ! grep -q -a LowCardinality sent.bin
 }
 
-@test "proto_floor answers a zero UInt128 for every row, over several blocks" {
+@test "proto_floor answers a zero UInt128 (--string: an empty String) for every row, over several blocks" {
     run_split chlocal --udf-dir "$TEST_UDFS" --udf-config "$ROOT/tests/helpers/floor_function.xml" --max_block_size=1000 \
         -q "SELECT count(), sum(proto_floor([toString(number), NULL]) = 0) FROM numbers(5000)"
     [ "$status" -eq 0 ]
     [ "$output" = "$(printf '5000\t5000')" ]
     run_split "$TEST_UDFS/proto_floor" --bogus
+    [ "$status" -eq 2 ]
+    # --string, order_wire_class's shape: '' for every row, a NULL and a non-String column included
+    run_split chlocal --udf-dir "$TEST_UDFS" --udf-config "$ROOT/tests/helpers/floor_function.xml" --max_block_size=1000 \
+        -q "SELECT count(), countIf(proto_floor_string(if(number % 7 = 0, NULL, toString(number))) = ''),
+                   countIf(proto_floor_string(toLowCardinality(toString(number))) = '') FROM numbers(5000)"
+    [ "$status" -eq 0 ]
+    [ "$output" = "$(printf '5000\t5000\t5000')" ]
+    run_split "$TEST_UDFS/proto_floor" --string --bogus
     [ "$status" -eq 2 ]
 }
 

@@ -1,9 +1,18 @@
-/* proto_floor: a UDF that decodes each row with the proto layer and answers a zero UInt128,
- * doing no work of its own: bench/20-hashdiff.sh measures the executable-UDF floor with it. */
+/* proto_floor: a UDF that decodes each row with the proto layer and answers a zero value, doing
+ * no work of its own: the executable-UDF floor of bench/20-hashdiff.sh and bench/90-statements.sh. */
 #include "proto.h"
 
 #include <stdio.h>
 #include <string.h>
+
+static int empty(void *ctx, const proto_value *arg, proto_result *res)
+{
+    (void)ctx;
+    (void)arg;
+    res->p = "";
+    res->n = 0;
+    return 0;
+}
 
 static int zero(void *ctx, const proto_value *arg, proto_result *res)
 {
@@ -17,17 +26,22 @@ static int zero(void *ctx, const proto_value *arg, proto_result *res)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1) {
+    /* --string: order_wire_class's shape (one String-like argument, a String out), so the
+     * classifier's floor is measured with exactly its protocol */
+    int str = argc == 2 && strcmp(argv[1], "--string") == 0;
+    if (argc > 1 && !str) {
         int help = strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0;
-        fputs("usage: proto_floor  (a UDF: RowBinaryWithNamesAndTypes with chunk header, one\n"
-              "Array of strings in, UInt128 0 out per row; for measuring the protocol's cost)\n",
+        fputs("usage: proto_floor [--string]  (a UDF: RowBinaryWithNamesAndTypes with chunk header;\n"
+              "one Array of strings in, UInt128 0 out per row; with --string one String-like value\n"
+              "in, '' out; for measuring the protocol's cost)\n",
               help ? stdout : stderr);
         return help ? 0 : 2;
     }
     proto_config cfg = {.format = PROTO_ROWBINARY_NT, .chunk_header = 1,
-                        .arg_kind = PROTO_ARG_STRING_ARRAY, .res_kind = PROTO_RES_UINT128};
+                        .arg_kind = str ? PROTO_ARG_STRING : PROTO_ARG_STRING_ARRAY,
+                        .res_kind = str ? PROTO_RES_STRING : PROTO_RES_UINT128};
     proto_error err = {0};
-    if (proto_serve(&cfg, 0, 1, zero, NULL, &err) != 0) {
+    if (proto_serve(&cfg, 0, 1, str ? empty : zero, NULL, &err) != 0) {
         fprintf(stderr, "proto_floor: %s at input byte %llu\n", err.msg ? err.msg : "I/O error",
                 (unsigned long long)err.pos);
         return 1;
