@@ -4,7 +4,8 @@
 # of them with exactly 1 % changed. The day-4 transition, in the steady state of a nightly
 # pipeline, gated (`ods-ddl transition`, store changes) against `--store every`, and the gated one
 # again on an ODS of 5 M orders (4 M older orders that are not in the load), side by side,
-# interleaved, each run on a fresh copy of the database.
+# interleaved, each run on a fresh copy of the database; and the gate's prior probe alone on an
+# empty, the 1 M and the 5 M ODS.
 set -euo pipefail
 source "$(dirname "$0")/../scripts/lib/common.sh"
 source "$ROOT/scripts/lib/bench.sh"
@@ -86,13 +87,14 @@ read -r hot2 hot3 other <<<"$(ch --path "$base1" --format TSV -q "
 # The 5 M ODS: the same database plus 4 M older orders, inserted by SQL into _rep: copies of
 # day 1's typed rows under new order_ids (ORD- + 16 hex digits, as orders-gen writes them), moved
 # 30, 60, 90 or 120 days back (so the ODS holds 150 days of history, 5 times the orders), with
-# _hashdiff recomputed by the transition's own hashdiff_strict expression over the new fields.
+# _hashdiff recomputed over the new fields by the hashdiff_strict expression of the SQL-typed
+# transition (the default one hashes inside order_wire_parse, bit-identical: order_wire_parse.bats).
 # They need no ledger row: order_v shows every _rep row (FINAL) of an order without a committed
 # hot row, and only the hot table's rows wait for their load's commit; transitions never fold
 # or delete _rep rows, and the history's orders have no hot rows.
 say "${m5}M ODS: $extra older orders inserted by SQL" >&2
-hd=$(grep -o 'hashdiff_strict(\[[^]]*\])' "$work/gated.sql" | head -1)
-[ -n "$hd" ] || die "no hashdiff_strict([...]) expression in the generated transition"
+hd=$("$BIN/ods-ddl" transition --typing sql | grep -o 'hashdiff_strict(\[[^]]*\])' | head -1) || true
+[ -n "$hd" ] || die "no hashdiff_strict([...]) expression in ods-ddl transition --typing sql"
 cp -a "$base1" "$base5"
 ch --path "$base5" -q "
     INSERT INTO ods.order_snapshot_rep (order_id, user_id, status, created_at, updated_at, items_total, discount,
@@ -168,3 +170,39 @@ bench_row "transition: day 4 (1 % changed), --store every, ODS ${m}M orders: sto
 bench_row "transition: day 4 gated (store changes) vs every: stores $changed ($saving % fewer writes), costs ${cost}x" "$n" gated every
 bench_row "transition: day 4 gated, ODS ${m}M orders (memory anchor; the runs above)" "$n" gated_anchor
 bench_row "transition: day 4 gated, ODS ${m5}M orders (4/5 older, not in the load): peak ${growth} %" "$n" gated5 gated_anchor
+
+# The gate's prior probe (issue 25): what order_v holds for day 4's orders, the query statement 9
+# joins, timed alone (chlocal --time, median of the reps) on the manifest of day 4 (statements 1-8
+# run first on a fresh copy, not timed) against an empty ODS (_rep and the hot table emptied), the
+# 1 M and the 5 M one; with the granules of _rep its primary key leaves to read (EXPLAIN indexes)
+# and the process's peak RSS.
+awk '/^-- 9\. /{exit} {print}' "$work/gated.sql" >"$work/upto8.sql"
+probe="SELECT order_id, updated_at, _hashdiff FROM ods.order_v
+       WHERE order_id IN (SELECT order_id FROM ods.order_manifest WHERE _load_id = 'day4' AND error_class = '')"
+declare -A ptimes granules
+for v in empty 1m 5m; do
+    db=$work/probe-$v
+    rm -rf "$db"
+    case $v in empty|1m) cp -a "$base1" "$db" ;; 5m) cp -a "$base5" "$db" ;; esac
+    [ "$v" = empty ] && ch --path "$db" -q "TRUNCATE TABLE ods.order_snapshot_rep; TRUNCATE TABLE ods.order_snapshot_hot"
+    ch --path "$db" --param_load_id=day4 --queries-file "$work/upto8.sql" || die "day 4, statements 1-8 ($v) failed"
+    got=$(ch --path "$db" -q "SELECT count() FROM ($probe)")
+    want=$n; [ "$v" = empty ] && want=0
+    [ "$got" -eq "$want" ] || die "prior probe ($v): $got prior versions, want $want"
+    granules[$v]=$(ch --path "$db" -q "EXPLAIN indexes = 1 $probe" |
+        awk '/ReadFromMergeTree \(ods.order_snapshot_rep\)/ {r = 1} r && /PrimaryKey/ {k = 1}
+             r && k && /Granules:/ {print $2; exit}')
+    BENCH_MIB[probe_$v]=0
+    for ((r = 0; r < reps; r++)); do
+        t=$( (cd "$run" && /usr/bin/time -f '%M' -o "$work/probe.rss" "$BIN/chlocal" --path "$db" --time \
+                -q "$probe FORMAT Null") 2>&1 >/dev/null | tail -1) || die "prior probe ($v) failed"
+        ptimes[$v]+="$t "
+        kb=$(tail -1 "$work/probe.rss")
+        ((kb / 1024 > BENCH_MIB[probe_$v])) && BENCH_MIB[probe_$v]=$((kb / 1024))
+    done
+    BENCH_SECS[probe_$v]=$(bench_median "${ptimes[$v]}")
+    rm -rf "$db"
+done
+bench_row "transition: day 4's prior probe, empty ODS, ${BENCH_SECS[probe_empty]} s (query time)" "$n" probe_empty
+bench_row "transition: day 4's prior probe, ODS ${m}M orders, ${BENCH_SECS[probe_1m]} s, reads ${granules[1m]:-?} granules of _rep" "$n" probe_1m probe_empty
+bench_row "transition: day 4's prior probe, ODS ${m5}M orders, ${BENCH_SECS[probe_5m]} s, reads ${granules[5m]:-?} granules of _rep" "$n" probe_5m probe_empty
