@@ -45,7 +45,7 @@ stmts "$work/gated.sql" 2 6 7 11 12 >"$work/fold.sql"
     grep -q '^CREATE TABLE ods.order_lease ' "$work/fold.sql" &&
     grep -q '^ALTER TABLE ods.order_snapshot_hot DELETE ' "$work/fold.sql" &&
     grep -q '^INSERT INTO ods.order_snapshot_rep ' "$work/fold.sql" &&
-    grep -q '^DROP TABLE ods.order_lease;$' "$work/fold.sql" ||
+    grep -q '^DROP TABLE IF EXISTS ods.order_lease;$' "$work/fold.sql" ||
     die "the generated transition has no lease (2), housekeeping (6: ALTER TABLE ods.order_snapshot_hot DELETE),
     fold (7: INSERT INTO ods.order_snapshot_rep) or lease release (12) where this bench expects them"
 # order_v's columns, as the schema lists them (the contract's 11, _hashdiff, _load_id, _load_ts)
