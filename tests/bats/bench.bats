@@ -1,0 +1,34 @@
+#!/usr/bin/env bats
+# bench: the benchmark parts that read the generated transition run to their tables at a tiny
+# scale, so a changed statement cannot break them unseen (bench 60 and 70 died that way, twice).
+load helpers
+
+# two_parts A B: bench/A.sh and bench/B.sh at once (two cores; each is mostly engine start-ups),
+# 1/1000 of their sizes, one rep; their tables in A.out and B.out, stderr in A.err and B.err.
+two_parts() {
+    local a=$1 b=$2 pa pb rc=0
+    export BENCH_REPS=1 BENCH_SCALE=0.001 BENCH_WORK=$BATS_TEST_TMPDIR ODS_BUILD_DIR=$BUILD_DIR
+    "$ROOT/bench/$a.sh" >"$a.out" 2>"$a.err" &
+    pa=$!
+    "$ROOT/bench/$b.sh" >"$b.out" 2>"$b.err" &
+    pb=$!
+    wait "$pa" || { rc=1; tail -5 "$a.err" >&2; }
+    wait "$pb" || { rc=1; tail -5 "$b.err" >&2; }
+    return "$rc"
+}
+
+@test "bench 60 (the transition at scale, the prior probe) and 70 (order_v's reads) run to their tables" {
+    two_parts 60-transition 70-read
+    [ "$(grep -c '^| transition: ' 60-transition.out)" -eq 7 ]
+    # the probe on the 1 M (here 1 000) and 5 M (5 000) ODS names the granules it read, n/n
+    [ "$(grep -cE "^\| transition: day 4's prior probe, ODS [0-9.]+M orders, [0-9.]+ s, reads [0-9]+/[0-9]+ granules" 60-transition.out)" -eq 2 ]
+    [ "$(grep -c '^| read: ' 70-read.out)" -eq 6 ]
+}
+
+@test "bench 80 (typing three ways) and 90 (statement by statement, the protocol floor) run to their tables" {
+    two_parts 80-typing 90-statements
+    grep -q '^| typing: the typing alone' 80-typing.out
+    # the 12 statements, the sum, the parse, the classifier, isValidJSON, the floor and native
+    [ "$(grep -c '^| statements: ' 90-statements.out)" -eq 18 ]
+    grep -q "^| statements: the protocol floor, proto_floor_string(raw)" 90-statements.out
+}
