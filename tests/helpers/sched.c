@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/resource.h>
@@ -1642,6 +1643,23 @@ static long file_size(const char *path)
     return stat(path, &sb) == 0 ? (long)sb.st_size : -1;
 }
 
+/* After chlocal (group leader pgid) is reaped: kills and reaps what is left of its group, the
+ * engine's UDF processes. One caught between fork and exec when chlocal was killed holds the
+ * engine's lock on the database directory until it is gone, and the next process would find
+ * "Cannot lock file .../status. Another server instance in same directory is already running"
+ * (soak seed 901444: a kill 18 ms into statement 4). As the subreaper of its schedule (child())
+ * this process has inherited them when chlocal died, so it can wait for each. */
+static void reap_group(pid_t pgid)
+{
+    kill(-pgid, SIGKILL);
+    for (;;) {
+        pid_t w = waitpid(-pgid, NULL, 0);
+        if (w > 0 || (w < 0 && errno == EINTR))
+            continue;
+        break;
+    }
+}
+
 /* Runs chlocal on a queries file. kill_after > 0: SIGKILL (its process group) that many seconds
  * after the output file grew (the marker written just before the statement to kill: the engine's
  * start-up time varies too much to aim from the spawn), or after the spawn when from_spawn.
@@ -1695,6 +1713,7 @@ static int run_chlocal(const char *sql, const char *errpath, double kill_after, 
         struct timespec ts = {0, 500000};
         nanosleep(&ts, NULL);
     }
+    reap_group(pid);
     *elapsed = mono() - t0;
     g_nproc++;
     return st;
@@ -2554,6 +2573,9 @@ static void rm_rf(const char *path)
 /* the child for one seed: runs it and writes one result line to fd */
 static void child(uint64_t seed, int fd)
 {
+    /* orphans of a chlocal (its UDF processes) come to this process: see reap_group */
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+        fatal("prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
     sfmt(g_dir, sizeof g_dir, "%s/seed-%llu", g_work, (unsigned long long)seed);
     rm_rf(g_dir);
     if (mkdir(g_dir, 0755) != 0 || chdir(g_dir) != 0)
