@@ -1644,8 +1644,9 @@ static long file_size(const char *path)
 }
 
 /* After chlocal (group leader pgid) is reaped: kills and reaps what is left of its group, the
- * engine's UDF processes. One caught between fork and exec when chlocal was killed holds the
- * engine's lock on the database directory until it is gone, and the next process would find
+ * engine's UDF processes. One caught between fork and exec when chlocal is killed (by every
+ * sign: a running one holds no descriptor of the lock) holds the engine's lock on the database
+ * directory until it is gone, and the next process would find
  * "Cannot lock file .../status. Another server instance in same directory is already running"
  * (soak seed 901444: a kill 18 ms into statement 4). As the subreaper of its schedule (child())
  * this process has inherited them when chlocal died, so it can wait for each. */
