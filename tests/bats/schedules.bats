@@ -336,3 +336,25 @@ WRAP
     [ "$status" -eq 0 ]
     [ "$(tail -1 <<<"$output")" = "schedules: 1 run, 0 diverged" ]
 }
+
+@test "a process that dies of a signal is named with it in the reproduction (soak seed 912738)" {
+    # Found: a process ended after 4 s with nothing on stderr, before its first statement; the
+    # reproduction said only "exit -1". Here the third chlocal of the schedule aborts itself.
+    mkdir bin
+    local f
+    for f in "$BIN"/*; do ln -s "$f" "bin/${f##*/}"; done
+    rm bin/chlocal
+    cat >bin/chlocal <<WRAP
+#!/usr/bin/env bash
+n=\$(cat "$BATS_TEST_TMPDIR/calls" 2>/dev/null || echo 0)
+echo \$((n + 1)) >"$BATS_TEST_TMPDIR/calls"
+[ "\$n" -ne 2 ] || kill -ABRT \$\$
+exec "$BIN/chlocal" "\$@"
+WRAP
+    chmod +x bin/chlocal
+    run_split "$SCHED" --bin "$PWD/bin" --work "$BATS_TEST_TMPDIR/w" --seed 901444 --count 1 --jobs 1
+    [ "$status" -eq 1 ]
+    [ "$(tail -1 <<<"$output")" = "schedules: 1 run, 1 diverged" ]
+    [[ $output =~ \(repro:\ ([^\)]*)\) ]]
+    grep -E '^# process p003\.sql \([0-9.]+ s, signal 6\): steps' "${BASH_REMATCH[1]}"
+}

@@ -2058,7 +2058,11 @@ static int flush(chain *ch)
     parse_output(out, p);
     free(out);
     bprintf(&g_replay, "run %s\n", sqlpath);
-    bprintf(&g_repro, "# process %s (%.2f s, exit %d): steps", sqlpath, el, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    /* a signal is named: an unexplained death (soak seed 912738) needs to say which */
+    if (WIFEXITED(st))
+        bprintf(&g_repro, "# process %s (%.2f s, exit %d): steps", sqlpath, el, WEXITSTATUS(st));
+    else
+        bprintf(&g_repro, "# process %s (%.2f s, signal %d): steps", sqlpath, el, WIFSIGNALED(st) ? WTERMSIG(st) : -1);
     for (int j = 0; j < ch->nsteps; j++)
         bprintf(&g_repro, " %d", ch->steps[j]);
     bputs(&g_repro, "\n");
