@@ -7,6 +7,17 @@ load helpers
 
 SCHED=$BUILD_DIR/tests/helpers/sched
 
+# fake_bin_with_chlocal: ./bin holds links to every program of $BIN but chlocal, which is the
+# script read from stdin (a wrapper around the real one, for sched --bin "$PWD/bin").
+fake_bin_with_chlocal() {
+    mkdir bin
+    local f
+    for f in "$BIN"/*; do ln -s "$f" "bin/${f##*/}"; done
+    rm bin/chlocal
+    cat >bin/chlocal
+    chmod +x bin/chlocal
+}
+
 @test "sched: --help on stdout, exit 0; a usage error is one line on stderr, exit 2" {
     run_split "$SCHED" --help
     [ "$status" -eq 0 ]
@@ -317,11 +328,7 @@ run_statements() {
     # chlocal was reaped. Here every chlocal leaves such a straggler for sure: a wrapper starts a
     # process in its group that holds a lock beside the database for 30 s, and refuses to start
     # while an earlier one holds it. sched must kill and reap the group after each process.
-    mkdir bin
-    local f
-    for f in "$BIN"/*; do ln -s "$f" "bin/${f##*/}"; done
-    rm bin/chlocal
-    cat >bin/chlocal <<WRAP
+    fake_bin_with_chlocal <<WRAP
 #!/usr/bin/env bash
 path=
 for ((i = 1; i < \$#; i++)); do [ "\${!i}" = --path ] && { j=\$((i + 1)); path=\${!j}; }; done
@@ -329,7 +336,6 @@ flock -n "\$path.straggler" true || { echo "a process of an earlier run still ho
 flock "\$path.straggler" sleep 30 &
 exec "$BIN/chlocal" "\$@"
 WRAP
-    chmod +x bin/chlocal
     run_split "$SCHED" --bin "$PWD/bin" --work "$BATS_TEST_TMPDIR/w" --seed 901444 --count 1 --jobs 1
     echo "$output"
     echo "$stderr_text" >&2
@@ -340,18 +346,13 @@ WRAP
 @test "a process that dies of a signal is named with it in the reproduction (soak seed 912738)" {
     # Found: a process ended after 4 s with nothing on stderr, before its first statement; the
     # reproduction said only "exit -1". Here the third chlocal of the schedule aborts itself.
-    mkdir bin
-    local f
-    for f in "$BIN"/*; do ln -s "$f" "bin/${f##*/}"; done
-    rm bin/chlocal
-    cat >bin/chlocal <<WRAP
+    fake_bin_with_chlocal <<WRAP
 #!/usr/bin/env bash
 n=\$(cat "$BATS_TEST_TMPDIR/calls" 2>/dev/null || echo 0)
 echo \$((n + 1)) >"$BATS_TEST_TMPDIR/calls"
 [ "\$n" -ne 2 ] || kill -ABRT \$\$
 exec "$BIN/chlocal" "\$@"
 WRAP
-    chmod +x bin/chlocal
     run_split "$SCHED" --bin "$PWD/bin" --work "$BATS_TEST_TMPDIR/w" --seed 901444 --count 1 --jobs 1
     [ "$status" -eq 1 ]
     [ "$(tail -1 <<<"$output")" = "schedules: 1 run, 1 diverged" ]
