@@ -49,7 +49,7 @@ measure() {
         ((hwm > p)) && p=$hwm
         s=$rss
     done
-    secs[$name]=$(tr ' ' '\n' <<<"$all" | grep . | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+    secs[$name]=$(bench_median "$all")
     peak[$name]=$p
     steady[$name]=$s
 }

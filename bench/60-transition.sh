@@ -158,8 +158,7 @@ for ((r = 0; r < reps; r++)); do
     done
 done
 for v in every gated gated5; do
-    BENCH_SECS[$v]=$(tr ' ' '\n' <<<"${all[$v]}" | grep . | sort -g |
-        awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}')
+    BENCH_SECS[$v]=$(bench_median "${all[$v]}")
 done
 BENCH_SECS[gated_anchor]=${BENCH_SECS[gated]} BENCH_MIB[gated_anchor]=${BENCH_MIB[gated]}
 
@@ -192,6 +191,8 @@ for v in empty 1m 5m; do
     granules[$v]=$(ch --path "$db" -q "EXPLAIN indexes = 1 $probe" |
         awk '/ReadFromMergeTree \(ods.order_snapshot_rep\)/ {r = 1} r && /PrimaryKey/ {k = 1}
              r && k && /Granules:/ {print $2; exit}')
+    [ "$v" = empty ] || [ -n "${granules[$v]}" ] ||
+        die "prior probe ($v): EXPLAIN indexes = 1 named no granules of ods.order_snapshot_rep's primary key (has the plan's text changed?)"
     BENCH_MIB[probe_$v]=0
     for ((r = 0; r < reps; r++)); do
         t=$( (cd "$run" && /usr/bin/time -f '%M' -o "$work/probe.rss" "$BIN/chlocal" --path "$db" --time \
@@ -204,5 +205,5 @@ for v in empty 1m 5m; do
     rm -rf "$db"
 done
 bench_row "transition: day 4's prior probe, empty ODS, ${BENCH_SECS[probe_empty]} s (query time)" "$n" probe_empty
-bench_row "transition: day 4's prior probe, ODS ${m}M orders, ${BENCH_SECS[probe_1m]} s, reads ${granules[1m]:-?} granules of _rep" "$n" probe_1m probe_empty
-bench_row "transition: day 4's prior probe, ODS ${m5}M orders, ${BENCH_SECS[probe_5m]} s, reads ${granules[5m]:-?} granules of _rep" "$n" probe_5m probe_empty
+bench_row "transition: day 4's prior probe, ODS ${m}M orders, ${BENCH_SECS[probe_1m]} s, reads ${granules[1m]} granules of _rep" "$n" probe_1m probe_empty
+bench_row "transition: day 4's prior probe, ODS ${m5}M orders, ${BENCH_SECS[probe_5m]} s, reads ${granules[5m]} granules of _rep" "$n" probe_5m probe_empty

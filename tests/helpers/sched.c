@@ -1661,6 +1661,17 @@ static void reap_group(pid_t pgid)
     }
 }
 
+/* A wait status as "exit N" or "signal N": an unexplained death (soak seed 912738) must say
+ * which signal ended it. */
+static const char *status_text(int st, char *b, size_t cap)
+{
+    if (WIFEXITED(st))
+        snprintf(b, cap, "exit %d", WEXITSTATUS(st));
+    else
+        snprintf(b, cap, "signal %d", WIFSIGNALED(st) ? WTERMSIG(st) : -1);
+    return b;
+}
+
 /* Runs chlocal on a queries file. kill_after > 0: SIGKILL (its process group) that many seconds
  * after the output file grew (the marker written just before the statement to kill: the engine's
  * start-up time varies too much to aim from the spawn), or after the spawn when from_spawn.
@@ -2058,11 +2069,8 @@ static int flush(chain *ch)
     parse_output(out, p);
     free(out);
     bprintf(&g_replay, "run %s\n", sqlpath);
-    /* a signal is named: an unexplained death (soak seed 912738) needs to say which */
-    if (WIFEXITED(st))
-        bprintf(&g_repro, "# process %s (%.2f s, exit %d): steps", sqlpath, el, WEXITSTATUS(st));
-    else
-        bprintf(&g_repro, "# process %s (%.2f s, signal %d): steps", sqlpath, el, WIFSIGNALED(st) ? WTERMSIG(st) : -1);
+    char how[32];
+    bprintf(&g_repro, "# process %s (%.2f s, %s): steps", sqlpath, el, status_text(st, how, sizeof how));
     for (int j = 0; j < ch->nsteps; j++)
         bprintf(&g_repro, " %d", ch->steps[j]);
     bputs(&g_repro, "\n");
@@ -2248,8 +2256,8 @@ static int do_kill(int i)
         if (!p2->have_reads[i]) {
             char e[700];
             first_error_line(err2, e, sizeof e);
-            diverge(i, "the state after the kill could not be read (exit %d): %s",
-                    WIFEXITED(st2) ? WEXITSTATUS(st2) : -1, e);
+            char how[32];
+            diverge(i, "the state after the kill could not be read (%s): %s", status_text(st2, how, sizeof how), e);
             bad = 1;
         }
     }
