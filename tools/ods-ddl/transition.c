@@ -818,23 +818,37 @@ int ddl_move_late(FILE *out, const ddl_opts *o)
           "to a new load\n-- (--param_to_load_id=NEW), coordinates and _load_ts kept; then run NEW's transition. "
           "Run the %d statements in order.\n", t.n);
     procedure_start(&t, "the load frozen, the new id new");
-    /* Copy, then delete what was copied: cut short anywhere, it is run again and loses nothing. */
-    P(&t, "-- 4. the late rows copied to the new load (those not copied yet)\n"
+    /* Copy, then delete what was copied: cut short anywhere, it is run again and loses nothing.
+     * A copy is marked 'L#n' (the n-th late row of L with its coordinates and bytes), so a rerun
+     * copies exactly the marks not copied yet, even where the new load holds the same message
+     * staged directly (that copy then counts there as redelivered). */
+    P(&t, "-- 4. the late rows copied to the new load (those not copied yet), each marked L#n in _moved\n"
           "INSERT INTO %s.orders_raw (raw, ", S);
     sqlw_meta_names(&t.st, t.out);
-    P(&t, "_load_id, _load_ts)\nSELECT raw, ");
+    P(&t, "_load_id, _load_ts, _moved)\nSELECT raw, ");
     sqlw_meta_names(&t.st, t.out);
-    P(&t, "{to_load_id:String}, _load_ts\nFROM %s.orders_raw\nWHERE _load_id = {load_id:String} AND ", S);
+    P(&t, "{to_load_id:String}, _load_ts, _m\nFROM (\n    SELECT raw, ");
+    sqlw_meta_names(&t.st, t.out);
+    P(&t, "_load_ts, _raw_hash,\n        concat({load_id:String}, '#', toString(row_number() OVER (PARTITION BY _topic, "
+          "_partition, _offset, _raw_hash ORDER BY _load_ts, _timestamp, _key))) AS _m\n"
+          "    FROM %s.orders_raw\n    WHERE _load_id = {load_id:String} AND ", S);
     not_in_manifest(&t);
-    P(&t, "\n  AND (_topic, _partition, _offset, _raw_hash) NOT IN (SELECT _topic, _partition, _offset, "
-          "_raw_hash FROM %s.orders_raw WHERE _load_id = {to_load_id:String})\n  AND ", S);
+    P(&t, ")\nWHERE (_topic, _partition, _offset, _raw_hash, _m) NOT IN (SELECT _topic, _partition, _offset, "
+          "_raw_hash, _moved FROM %s.orders_raw WHERE startsWith(_moved, concat({load_id:String}, '#')))\n  AND ", S);
     guard(&t, 4, lease_only);
+    P(&t, "\nSETTINGS insert_allow_materialized_columns = 1");
+    /* a late row goes once all copies of its coordinates and bytes are copied: rows staged
+     * between 4 and 5 keep theirs (and the next move-late takes them) */
     P(&t, ";\n\n-- 5. the copied rows removed from the frozen load\n"
           "ALTER TABLE %s.orders_raw DELETE WHERE _load_id = {load_id:String} AND ", S);
     not_in_manifest(&t);
-    P(&t, "\n  AND (_topic, _partition, _offset, _raw_hash) IN (SELECT _topic, _partition, _offset, "
-          "_raw_hash FROM %s.orders_raw WHERE _load_id = {to_load_id:String})\n"
-          "SETTINGS mutations_sync = 2, allow_nondeterministic_mutations = 1;\n\n", S);
+    P(&t, "\n  AND (_topic, _partition, _offset, _raw_hash) IN (\n    SELECT _topic, _partition, _offset, _raw_hash "
+          "FROM %s.orders_raw\n    WHERE (_load_id = {load_id:String} AND ", S);
+    not_in_manifest(&t);
+    P(&t, ") OR startsWith(_moved, concat({load_id:String}, '#'))\n"
+          "    GROUP BY _topic, _partition, _offset, _raw_hash HAVING countIf(_load_id = {load_id:String}) <= "
+          "countIf(_load_id != {load_id:String}))\n"
+          "SETTINGS mutations_sync = 2, allow_nondeterministic_mutations = 1;\n\n");
     st_lease_release(&t, 6);
     return t.st;
 }
