@@ -88,7 +88,7 @@ packages() {
 @test "installed binaries are 0755 (the clickhouse user runs the UDFs), data files 0644" {
     install_into root
     run stat -c '%a %n' root/$UDF_DIR/hashdiff root/$UDF_DIR/order_wire_class root/usr/bin/check-cluster \
-        root/usr/bin/chlocal root/usr/bin/ods-ddl root/usr/bin/orders-gen root/usr/bin/shard-check
+        root/usr/bin/chlocal root/usr/bin/ods-ddl root/usr/bin/ods-load root/usr/bin/orders-gen root/usr/bin/shard-check
     [ "$status" -eq 0 ]
     [ "$(grep -vc '^755 ' <<<"$output")" -eq 0 ]
     run stat -c '%a %n' root/etc/clickhouse-server/*.xml root/$DOC_DIR/*.md root/$DOC_DIR/examples/*

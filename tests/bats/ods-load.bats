@@ -1,0 +1,226 @@
+#!/usr/bin/env bats
+# ods-load: one command runs one load's transition, statement by statement, on the embedded
+# engine (--path) or through a client; a failure in any statement names it, releases the lease
+# this run took, and the retry of the same command ends as one clean run; usage and arguments.
+load helpers
+
+ods_load() { "$BIN/ods-load" "$@"; }
+
+# new_db DIR: the schema in DIR
+new_db() {
+    "$BIN/ods-ddl" schema >schema.sql
+    chlocal --path "$1" --queries-file schema.sql
+}
+# stage_gen DIR LOAD SEED: a day of orders-gen's messages (some dirty) staged under LOAD, as
+# ods-ddl stage prints it (source = the load, offset = line number)
+stage_gen() {
+    "$BIN/orders-gen" --orders 60 --days 2 --dirty 0.1 --seed "$3" --day 2 >"gen-$2.jsonl"
+    "$BIN/ods-ddl" stage --file "$PWD/gen-$2.jsonl" --source "src$3" >"stage-$2.sql"
+    chlocal --path "$1" --param_load_id="$2" --queries-file "stage-$2.sql"
+}
+# dump DIR: every table of the ODS, sorted, clock columns left out
+dump() {
+    chlocal --path "$1" -q "
+SELECT * EXCEPT committed_at FROM ods.order_loads ORDER BY delta FORMAT TSV;
+SELECT * FROM ods.order_v ORDER BY order_id FORMAT TSV;
+SELECT * FROM ods.order_snapshot_errors ORDER BY ALL FORMAT TSV;
+SELECT * FROM (SELECT * FROM ods.order_snapshot_hot UNION ALL SELECT * FROM ods.order_snapshot_rep) ORDER BY ALL FORMAT TSV;
+SELECT count() FROM ods.order_lease_v FORMAT TSV"
+}
+# the statement K of the transition, as ods-load sends it (from its title line to its ';')
+statement() { "$BIN/ods-ddl" transition | awk -v k="$1" '/^-- [0-9]+\. / { n = $2 + 0; next } n == k' | sed '${/^$/d}'; }
+
+@test "ods-load: --help on stdout, exit 0; --version; each usage error one line on stderr, exit 2" {
+    run_split ods_load --help
+    [ "$status" -eq 0 ]
+    [[ $output == usage:\ ods-load* ]]
+    [ -z "$stderr_text" ]
+    run_split ods_load --version
+    [ "$status" -eq 0 ]
+    [ "$output" = "ods-load $(ods_version)" ]
+    for args in "" "--path db" "--load-id" "--load-id -x" "--load-id L1 --bogus" "--load-id L1 extra" \
+                "--load-id L1;DROP" "--load-id L1 --path db --host h" "--load-id L1 --port 70000" \
+                "--load-id L1 --store all" "--load-id L1 --typing json" "--load-id L1 --ods-db o-2" \
+                "--load-id L1 --path=" "--load-id L1 --path no-such-dir" "--load-id L1 --path /etc/passwd"; do
+        # shellcheck disable=SC2086
+        run_split ods_load $args
+        [ "$status" -eq 2 ] || { echo "args '$args': status $status"; return 1; }
+        [ -z "$output" ]
+        [ "$(printf '%s\n' "$stderr_text" | wc -l)" -eq 1 ] || { echo "args '$args': $stderr_text"; return 1; }
+        [[ $stderr_text == ods-load:\ * ]]
+    done
+    [ ! -e no-such-dir ]
+    run_split ods_load --load-id "$(printf 'L\n1')"
+    [ "$status" -eq 2 ]
+    [[ $stderr_text == *'L\x0a1'* ]]
+}
+
+@test "ods-load: a load runs on the embedded engine, a line per statement, its ledger row on stdout; the rerun changes nothing" {
+    new_db db
+    stage_gen db L1 5
+    run_split ods_load --path db --load-id L1
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ "$(grep -c '^ods-load: L1 [0-9]*/12 .*: ok, [0-9.]* s$' <<<"$stderr_text")" -eq 12 ]
+    [ "$(sed -n 1p <<<"$output" | cut -f1-4)" = $'delta\t_load_id\tcommitted_at\treceived' ]
+    [ "$(sed -n 2p <<<"$output" | cut -f1,2,4)" = $'1\tL1\t60' ]
+    [ "$(wc -l <<<"$output")" -eq 2 ]
+    first=$output
+    dump db >before.tsv
+    run_split ods_load --path db --load-id L1
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ "$output" = "$first" ]
+    dump db >after.tsv
+    cmp before.tsv after.tsv
+    [ "$(tail -1 after.tsv)" = 0 ]
+}
+
+@test "ods-load: a failure in each statement (before it runs or after it ran) names it, releases the lease, and the retry ends as one clean run" {
+    # loads L1..L12, one after the other: load K fails at statement K, then the same command is
+    # retried; a second database runs the same loads' transitions without failures. Odd K: the client fails
+    # before the statement reaches the engine; even K: after the engine ran it (a lost connection).
+    new_db db
+    new_db ref
+    cat >client <<WRAP
+#!/usr/bin/env bash
+# the embedded engine, except for the one call whose query is the statement in fail.sql
+for a; do q=\$a; done
+if [ -f fail.sql ] && [ "\$q" = "\$(cat fail.sql)" ]; then
+    rm fail.sql
+    [ "\$(cat mode)" = before ] || "$BIN/chlocal" "\$@" >/dev/null || exit
+    echo "Code: 210. DB::NetException: Connection reset by peer (simulated). (NETWORK_ERROR)" >&2
+    exit 1
+fi
+exec "$BIN/chlocal" "\$@"
+WRAP
+    chmod +x client
+    for k in $(seq 1 12); do
+        stage_gen db "L$k" "$k"
+        chlocal --path db -q "SELECT * FROM stg.orders_raw WHERE _load_id = 'L$k' FORMAT Native" >"L$k.native"
+        chlocal --path ref -q "INSERT INTO stg.orders_raw SELECT * FROM file('$PWD/L$k.native', Native)"
+        statement "$k" >fail.sql
+        [ -s fail.sql ]
+        if [ $((k % 2)) -eq 1 ]; then echo before >mode; else echo after >mode; fi
+        run_split ods_load --path db --load-id "L$k" --client ./client
+        [ ! -f fail.sql ] || { echo "statement $k was never sent"; return 1; }
+        [ "$status" -eq 1 ] || { echo "load L$k: status $status"; echo "$stderr_text"; return 1; }
+        [[ $stderr_text == *"ods-load: load L$k stopped at statement $k: Code: 210. DB::NetException: Connection reset by peer (simulated)"*"run the same ods-load again"* ]] ||
+            { echo "$stderr_text"; return 1; }
+        [ -z "$output" ]
+        # the lease: released once this run had taken it (statement 3 on), never taken before
+        [ "$(chlocal --path db -q "SELECT count() FROM ods.order_lease_v")" -eq 0 ] ||
+            { [ "$k" -eq 2 ] && [ "$(cat mode)" = after ]; } || { echo "L$k: lease held"; return 1; }
+        [ "$k" -ge 3 ] || [[ $stderr_text != *"lease this run took"* ]]
+        # (statement 12 that ran has released it itself)
+        [ "$k" -lt 3 ] || [ "$k" -eq 12 ] || [[ $stderr_text == *"ods-load: L$k: the lease this run took (since "*") is released"* ]]
+        [ "$k" -ne 12 ] || [[ $stderr_text != *"ods-load: L12: the lease"* ]]
+        # statement 2 ran and the connection dropped: the run never learnt it took the lease;
+        # the retry is refused naming it, as the runbook says
+        if [ "$k" -eq 2 ]; then
+            run_split ods_load --path db --load-id L2
+            [ "$status" -eq 1 ]
+            [[ $stderr_text == *"stopped at statement 1: transition 1/12: the lease is held by load L2 since "*"DROP TABLE IF EXISTS ods.order_lease"* ]]
+            chlocal --path db -q "DROP TABLE IF EXISTS ods.order_lease"
+        fi
+        run_split ods_load --path db --load-id "L$k"
+        [ "$status" -eq 0 ] || { echo "retry of L$k: $stderr_text"; return 1; }
+        [ "$(sed -n 2p <<<"$output" | cut -f1,2)" = "$k"$'\t'"L$k" ]
+        printf "SET param_load_id = 'L%d';\n" "$k" >>ref.sql
+        "$BIN/ods-ddl" transition >>ref.sql
+    done
+    chlocal --path ref --queries-file ref.sql
+    dump db >db.tsv
+    dump ref >ref.tsv
+    diff ref.tsv db.tsv
+    [ "$(grep -c . ref.tsv)" -gt 300 ]
+}
+
+@test "ods-load: the transition's own refusal is passed on with its remedy, and another run's lease is left alone" {
+    new_db db
+    # nothing staged under the id
+    run_split ods_load --path db --load-id NOPE
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"ods-load: load NOPE stopped at statement 1: transition 1/12: no rows are staged under load NOPE"*"--allow-empty"* ]]
+    # another load holds the lease (its statements 1-2 ran, then it died)
+    stage_gen db L1 1
+    stage_gen db X 2
+    "$BIN/ods-ddl" transition | awk '/^-- [0-9]+\. / { n = $2 + 0 } n == 1 || n == 2' >take.sql
+    chlocal --path db --param_load_id=X --queries-file take.sql
+    run_split ods_load --path db --load-id L1
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"stopped at statement 1: transition 1/12: the lease is held by load X since "* ]]
+    [ "$(chlocal --path db -q "SELECT _load_id FROM ods.order_lease_v")" = X ]
+    # a run whose lease was taken over meanwhile does not release the other's
+    cat >client <<WRAP
+#!/usr/bin/env bash
+for a; do q=\$a; done
+if [ "\$q" = "\$(cat s9.sql)" ]; then
+    "$BIN/chlocal" --path db -q "DROP TABLE ods.order_lease; CREATE TABLE ods.order_lease ENGINE = Log AS SELECT 'X' AS _load_id, now64(3, 'UTC') AS since"
+fi
+exec "$BIN/chlocal" "\$@"
+WRAP
+    chmod +x client
+    statement 9 >s9.sql
+    chlocal --path db -q "DROP TABLE ods.order_lease"
+    run_split ods_load --path db --load-id L1 --client ./client
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"stopped at statement 9: transition 9/12: this run of load L1 does not hold the lease (load X holds it since "* ]]
+    [[ $stderr_text == *"ods-load: L1: the lease is another run's now: left alone"* ]]
+    [ "$(chlocal --path db -q "SELECT _load_id FROM ods.order_lease_v")" = X ]
+}
+
+@test "ods-load: SIGTERM stops the running statement and its processes, releases the lease; the retry commits" {
+    new_db db
+    stage_gen db L1 3
+    cat >client <<WRAP
+#!/usr/bin/env bash
+for a; do q=\$a; done
+if [ "\$q" = "\$(cat s8.sql)" ] && [ ! -f slept ]; then
+    touch slept
+    sleep 60 &
+    echo \$! >sleeper
+    wait
+fi
+exec "$BIN/chlocal" "\$@"
+WRAP
+    chmod +x client
+    statement 8 >s8.sql
+    "$BIN/ods-load" --path db --load-id L1 --client ./client >out.txt 2>err.txt &
+    pid=$!
+    for _ in $(seq 1 300); do [ -s sleeper ] && break; sleep 0.1; done
+    [ -s sleeper ]
+    kill -TERM "$pid"
+    status=0
+    wait "$pid" || status=$?
+    cat err.txt
+    [ "$status" -eq 1 ]
+    grep -q "ods-load: load L1 stopped by a signal at statement 8: not committed; run the same ods-load again" err.txt
+    grep -q "the lease this run took (since .*) is released" err.txt
+    run kill -0 "$(cat sleeper)"
+    [ "$status" -ne 0 ]
+    [ "$(chlocal --path db -q "SELECT count() FROM ods.order_lease_v")" -eq 0 ]
+    run_split ods_load --path db --load-id L1
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ "$(sed -n 2p <<<"$output" | cut -f1,2)" = $'1\tL1' ]
+}
+
+@test "ods-load: without --path, each statement goes to clickhouse-client (or --client) with the connection options and the load id as a parameter" {
+    new_db db
+    stage_gen db L1 4
+    # a client that records its arguments, then runs the query on the embedded database
+    cat >clickhouse-client <<WRAP
+#!/usr/bin/env bash
+args=()
+for a; do [ "\$a" = --query ] && break; args+=("\$a"); done
+for a; do q=\$a; done
+echo "\${args[*]} --query" >>calls.txt
+exec "$BIN/chlocal" --path "$PWD/db" --param_load_id=L1 -q "\$q"
+WRAP
+    chmod +x clickhouse-client
+    PATH=$PWD:$PATH run_split ods_load --load-id L1 --host ch1.example --port 9440 --user etl --secure --client-config cfg.xml
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ "$(sed -n 2p <<<"$output" | cut -f1,2)" = $'1\tL1' ]
+    # 12 statements, the lease's time after statement 2, the ledger row at the end
+    [ "$(wc -l <calls.txt)" -eq 14 ]
+    [ "$(grep -c -- '^--host ch1.example --port 9440 --user etl --secure --config-file cfg.xml --param_load_id=L1 --query$' calls.txt)" -eq 14 ]
+    [ "$(grep -c -- '--password' calls.txt)" -eq 0 ]
+}
