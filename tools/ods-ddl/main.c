@@ -6,11 +6,13 @@
 
 #include "cli.h"
 #include "ddl.h"
+#include "monitor.h"
 #include "schema.h"
 #include "stage.h"
 #include "transition.h"
 
-typedef enum { CMD_NONE, CMD_SCHEMA, CMD_TRANSITION, CMD_KAFKA, CMD_STAGE, CMD_ABANDON, CMD_MOVE_LATE } ods_cmd;
+typedef enum { CMD_NONE, CMD_SCHEMA, CMD_TRANSITION, CMD_KAFKA, CMD_STAGE, CMD_ABANDON, CMD_MOVE_LATE, CMD_STATUS,
+               CMD_CHECK } ods_cmd;
 
 typedef struct {
     int help, version;
@@ -18,6 +20,8 @@ typedef struct {
     ddl_opts ddl;
     const char *store;  /* --store changes|every, transition only */
     const char *typing; /* --typing udf|sql, transition only */
+    const char *open_hours, *reject_pct; /* check only */
+    ddl_check_limits lim;
 } args;
 
 static const char USAGE[] =
@@ -29,6 +33,9 @@ static const char USAGE[] =
     "       ods-ddl stage      [--source NAME] [--file PATH] [--stg-db NAME]\n"
     "       ods-ddl abandon    [--cluster NAME] [--stg-db NAME] [--ods-db NAME]\n"
     "       ods-ddl move-late  [--cluster NAME] [--stg-db NAME] [--ods-db NAME]\n"
+    "       ods-ddl status     [--cluster NAME] [--stg-db NAME] [--ods-db NAME]\n"
+    "       ods-ddl check      [--max-open-hours N] [--max-reject-pct N] [--cluster NAME]\n"
+    "                          [--stg-db NAME] [--ods-db NAME]\n"
     "       ods-ddl --help | --version\n"
     "\n"
     "Prints SQL for the order-snapshot ODS (wire contract " WIRE_CONTRACT_VERSION "), one statement\n"
@@ -107,6 +114,15 @@ static const char USAGE[] =
     "move-late   moves the rows staged under a frozen load after its freeze to a new load id\n"
     "            (parameters {load_id:String}, {to_load_id:String}), coordinates kept; then\n"
     "            run the new load's transition.\n"
+    "status      one row per load id (staged, the seal, the ledger, the lease, hot rows): staged rows,\n"
+    "            first/last staged, frozen_at, late_rows, running_since, uncommitted_hot_rows, the\n"
+    "            ledger's figures, committed, ledger_broken, problem and a verdict (committed,\n"
+    "            running, failed: rerun it, staged not run yet, or what needs a person).\n"
+    "check       the same as a statement that fails (throwIf) naming every load that needs a\n"
+    "            person, and prints nothing otherwise: not committed N hours after staging\n"
+    "            (--max-open-hours, default 24), a lease held that long, late rows, more than\n"
+    "            --max-reject-pct (default 5) of a committed load's messages rejected, a ledger\n"
+    "            row that does not add up. Run both on the node that runs the transition.\n"
     "\n"
     "options:\n"
     "  --stg-db NAME     staging database (default stg)\n"
@@ -135,6 +151,23 @@ static const char USAGE[] =
     "Exit status: 0 SQL printed; 1 writing failed; 2 usage error (unknown option, bad name).\n"
     "example: ods-ddl schema > schema.sql && chlocal --path db --queries-file schema.sql\n";
 
+/* s as a whole number in [lo, hi] (digits only), or -1 */
+static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *v)
+{
+    unsigned long n = 0;
+    if (!*s || strlen(s) > 6)
+        return -1;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        n = n * 10 + (unsigned long)(*p - '0');
+    }
+    if (n < lo || n > hi)
+        return -1;
+    *v = (unsigned)n;
+    return 0;
+}
+
 /* 0, or -1 with one line on stderr (the caller exits 2). */
 static int parse(int argc, char **argv, args *a)
 {
@@ -150,6 +183,7 @@ static int parse(int argc, char **argv, args *a)
         {"--topic", offsetof(ddl_opts, topic)},     {"--group", offsetof(ddl_opts, group)},
         {"--source", offsetof(ddl_opts, source)},   {"--file", offsetof(ddl_opts, file)},
         {"--store", (size_t)-1},   {"--typing", (size_t)-2},
+        {"--max-open-hours", (size_t)-3}, {"--max-reject-pct", (size_t)-4},
     };
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -194,6 +228,10 @@ static int parse(int argc, char **argv, args *a)
                 a->store = val;
             else if (valued[k].off == (size_t)-2)
                 a->typing = val;
+            else if (valued[k].off == (size_t)-3)
+                a->open_hours = val;
+            else if (valued[k].off == (size_t)-4)
+                a->reject_pct = val;
             else
                 *(const char **)((char *)&a->ddl + valued[k].off) = val;
             continue;
@@ -212,16 +250,19 @@ static int parse(int argc, char **argv, args *a)
                  : !strcmp(s, "stage")      ? CMD_STAGE
                  : !strcmp(s, "abandon")    ? CMD_ABANDON
                  : !strcmp(s, "move-late")  ? CMD_MOVE_LATE
+                 : !strcmp(s, "status")     ? CMD_STATUS
+                 : !strcmp(s, "check")      ? CMD_CHECK
                                             : CMD_NONE;
         if (a->cmd == CMD_NONE) {
             fputs("ods-ddl: unknown command: ", stderr);
             cli_put_arg(s);
-            fputs(" (expected schema, transition, kafka, stage, abandon or move-late)\n", stderr);
+            fputs(" (expected schema, transition, kafka, stage, abandon, move-late, status or check)\n", stderr);
             return -1;
         }
     }
     if (a->cmd == CMD_NONE) {
-        fprintf(stderr, "ods-ddl: which SQL? schema, transition, kafka, stage, abandon or move-late (try --help)\n");
+        fprintf(stderr, "ods-ddl: which SQL? schema, transition, kafka, stage, abandon, move-late, status or check "
+                "(try --help)\n");
         return -1;
     }
     if (a->cmd != CMD_TRANSITION && a->ddl.allow_empty) {
@@ -267,6 +308,20 @@ static int parse(int argc, char **argv, args *a)
         return -1;
     }
     a->ddl.typing_sql = a->typing && !strcmp(a->typing, "sql");
+    if ((a->open_hours || a->reject_pct) && a->cmd != CMD_CHECK) {
+        fprintf(stderr, "ods-ddl: --max-open-hours and --max-reject-pct apply to check only (try --help)\n");
+        return -1;
+    }
+    a->lim.max_open_hours = 24;
+    a->lim.max_reject_pct = 5;
+    if (a->open_hours && parse_uint(a->open_hours, 1, 8760, &a->lim.max_open_hours) < 0) {
+        cli_bad_value("ods-ddl", "--max-open-hours", a->open_hours, "a whole number of hours, 1 to 8760");
+        return -1;
+    }
+    if (a->reject_pct && parse_uint(a->reject_pct, 0, 100, &a->lim.max_reject_pct) < 0) {
+        cli_bad_value("ods-ddl", "--max-reject-pct", a->reject_pct, "a whole percentage, 0 to 100");
+        return -1;
+    }
     ddl_error err = {0};
     if (ddl_check_opts(&a->ddl, a->cmd == CMD_KAFKA, &err) < 0) {
         fprintf(stderr, "ods-ddl: %s %s (try --help)\n", err.what ? err.what : "a name", err.msg);
@@ -287,6 +342,8 @@ static int run(const args *a)
              : a->cmd == CMD_KAFKA      ? ddl_kafka(stdout, &a->ddl)
              : a->cmd == CMD_STAGE      ? ddl_stage(stdout, &a->ddl)
              : a->cmd == CMD_ABANDON    ? ddl_abandon(stdout, &a->ddl)
+             : a->cmd == CMD_STATUS     ? ddl_status(stdout, &a->ddl)
+             : a->cmd == CMD_CHECK      ? ddl_check(stdout, &a->ddl, &a->lim)
                                         : ddl_move_late(stdout, &a->ddl);
     if (fflush(stdout) == EOF)
         rc = DDL_EIO;
