@@ -32,7 +32,9 @@ check() { run_split chlocal --path db --queries-file check.sql; }
     # nothing yet: no row, the check passes
     [ -z "$(status)" ]
     check
-    [ "$status" -eq 0 ] && [ -z "$output" ] && [ -z "$stderr_text" ]
+    [ "$status" -eq 0 ]
+    [ -z "$output" ]
+    [ -z "$stderr_text" ]
 
     # two committed loads, a clean one and one with a rejection under the 5 % limit (1 of 41)
     stage_gen C1 1 0
@@ -41,9 +43,14 @@ check() { run_split chlocal --path db --queries-file check.sql; }
         VALUES ('not json', 'src', 0, 2999, 'C2', now64(3, 'UTC'))"
     "$BIN/ods-load" --path db --load-id C1 >/dev/null 2>&1
     "$BIN/ods-load" --path db --load-id C2 >/dev/null 2>&1
-    [ "$(verdict C1)" = committed ] && [ "$(verdict C2)" = committed ]
-    [ "$(col C1 delta)" = 1 ] && [ "$(col C2 delta)" = 2 ] && [ "$(col C1 staged)" = 40 ] && [ "$(col C1 received)" = 40 ]
-    [ "$(col C1 ledger_broken)" = 0 ] && [ "$(col C1 late_rows)" = 0 ]
+    [ "$(verdict C1)" = committed ]
+    [ "$(verdict C2)" = committed ]
+    [ "$(col C1 delta)" = 1 ]
+    [ "$(col C2 delta)" = 2 ]
+    [ "$(col C1 staged)" = 40 ]
+    [ "$(col C1 received)" = 40 ]
+    [ "$(col C1 ledger_broken)" = 0 ]
+    [ "$(col C1 late_rows)" = 0 ]
     check
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
 
@@ -55,10 +62,13 @@ check() { run_split chlocal --path db --queries-file check.sql; }
     chlocal --path db --param_load_id=F1 --queries-file <(awk '/^-- [0-9]+\. / { n = $2 + 0 } n <= 9' tr.sql)
     chlocal --path db -q "DROP TABLE ods.order_lease"
     [ "$(verdict F1)" = "failed: rerun it (ods-load), or abandon it (ods-ddl abandon)" ]
-    [ "$(col F1 uncommitted_hot_rows)" -gt 0 ] && [ "$(col F1 committed)" = 0 ] && [ -n "$(col F1 frozen_at)" ]
+    [ "$(col F1 uncommitted_hot_rows)" -gt 0 ]
+    [ "$(col F1 committed)" = 0 ]
+    [ -n "$(col F1 frozen_at)" ]
     # running: the lease taken (statement 2; statement 1 would refuse while F1 is open)
     chlocal --path db --param_load_id=S1 --queries-file <(awk '/^-- [0-9]+\. / { n = $2 + 0 } n == 2' tr.sql)
-    [ "$(verdict S1)" = running ] && [ -n "$(col S1 running_since)" ]
+    [ "$(verdict S1)" = running ]
+    [ -n "$(col S1 running_since)" ]
     # none of these needs a person yet
     check
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
@@ -120,11 +130,13 @@ check() { run_split chlocal --path db --queries-file check.sql; }
     [ "$stderr_text" = "ods-ddl: --max-open-hours and --max-reject-pct apply to check only (try --help)" ]
     for bad in 0 8761 -1 1.5 x ''; do
         run_split ods_ddl check --max-open-hours "$bad"
-        [ "$status" -eq 2 ] && [[ $stderr_text == "ods-ddl: bad value for --max-open-hours: "* ]]
+        [ "$status" -eq 2 ]
+        [[ $stderr_text == "ods-ddl: bad value for --max-open-hours: "* ]]
     done
     for bad in 101 -1 5% ''; do
         run_split ods_ddl check --max-reject-pct "$bad"
-        [ "$status" -eq 2 ] && [[ $stderr_text == "ods-ddl: bad value for --max-reject-pct: "* ]]
+        [ "$status" -eq 2 ]
+        [[ $stderr_text == "ods-ddl: bad value for --max-reject-pct: "* ]]
     done
     run_split ods_ddl check --max-open-hours 8760 --max-reject-pct 100
     [ "$status" -eq 0 ]
