@@ -7,12 +7,13 @@
 #include "cli.h"
 #include "ddl.h"
 #include "monitor.h"
+#include "retention.h"
 #include "schema.h"
 #include "stage.h"
 #include "transition.h"
 
 typedef enum { CMD_NONE, CMD_SCHEMA, CMD_TRANSITION, CMD_KAFKA, CMD_STAGE, CMD_ABANDON, CMD_MOVE_LATE, CMD_STATUS,
-               CMD_CHECK } ods_cmd;
+               CMD_CHECK, CMD_RETENTION } ods_cmd;
 
 typedef struct {
     int help, version;
@@ -21,6 +22,8 @@ typedef struct {
     const char *store;  /* --store changes|every, transition only */
     const char *typing; /* --typing udf|sql, transition only */
     const char *open_hours, *reject_pct; /* check only */
+    const char *keep_days_text;          /* retention only */
+    unsigned keep_days;
     ddl_check_limits lim;
 } args;
 
@@ -36,6 +39,7 @@ static const char USAGE[] =
     "       ods-ddl status     [--cluster NAME] [--stg-db NAME] [--ods-db NAME]\n"
     "       ods-ddl check      [--max-open-hours N] [--max-reject-pct N] [--cluster NAME]\n"
     "                          [--stg-db NAME] [--ods-db NAME]\n"
+    "       ods-ddl retention  --keep-days N [--cluster NAME] [--stg-db NAME] [--ods-db NAME]\n"
     "       ods-ddl --help | --version\n"
     "\n"
     "Prints SQL for the order-snapshot ODS (wire contract " WIRE_CONTRACT_VERSION "), one statement\n"
@@ -123,6 +127,12 @@ static const char USAGE[] =
     "            (--max-open-hours, default 24), a lease held that long, late rows, more than\n"
     "            --max-reject-pct (default 5) of a committed load's messages rejected, a ledger\n"
     "            row that does not add up. Run both on the node that runs the transition.\n"
+    "retention   a query printing the statements (ALTER TABLE ... DROP PARTITION ID, one a line)\n"
+    "            that drop what loads committed more than --keep-days N days ago left: staging\n"
+    "            days whose every row is such a load's (and in its manifest: late rows stay),\n"
+    "            errors days likewise, then the manifest, fates and stale records of the loads\n"
+    "            none of whose staged rows is left. Never _rep, the hot table, the ledger, or a\n"
+    "            row of a load not committed. Run it, then run what it printed.\n"
     "\n"
     "options:\n"
     "  --stg-db NAME     staging database (default stg)\n"
@@ -183,7 +193,7 @@ static int parse(int argc, char **argv, args *a)
         {"--topic", offsetof(ddl_opts, topic)},     {"--group", offsetof(ddl_opts, group)},
         {"--source", offsetof(ddl_opts, source)},   {"--file", offsetof(ddl_opts, file)},
         {"--store", (size_t)-1},   {"--typing", (size_t)-2},
-        {"--max-open-hours", (size_t)-3}, {"--max-reject-pct", (size_t)-4},
+        {"--max-open-hours", (size_t)-3}, {"--max-reject-pct", (size_t)-4}, {"--keep-days", (size_t)-5},
     };
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -232,6 +242,8 @@ static int parse(int argc, char **argv, args *a)
                 a->open_hours = val;
             else if (valued[k].off == (size_t)-4)
                 a->reject_pct = val;
+            else if (valued[k].off == (size_t)-5)
+                a->keep_days_text = val;
             else
                 *(const char **)((char *)&a->ddl + valued[k].off) = val;
             continue;
@@ -252,16 +264,18 @@ static int parse(int argc, char **argv, args *a)
                  : !strcmp(s, "move-late")  ? CMD_MOVE_LATE
                  : !strcmp(s, "status")     ? CMD_STATUS
                  : !strcmp(s, "check")      ? CMD_CHECK
+                 : !strcmp(s, "retention")  ? CMD_RETENTION
                                             : CMD_NONE;
         if (a->cmd == CMD_NONE) {
             fputs("ods-ddl: unknown command: ", stderr);
             cli_put_arg(s);
-            fputs(" (expected schema, transition, kafka, stage, abandon, move-late, status or check)\n", stderr);
+            fputs(" (expected schema, transition, kafka, stage, abandon, move-late, status, check or retention)\n", stderr);
             return -1;
         }
     }
     if (a->cmd == CMD_NONE) {
-        fprintf(stderr, "ods-ddl: which SQL? schema, transition, kafka, stage, abandon, move-late, status or check "
+        fprintf(stderr, "ods-ddl: which SQL? schema, transition, kafka, stage, abandon, move-late, status, check or "
+                "retention "
                 "(try --help)\n");
         return -1;
     }
@@ -322,6 +336,19 @@ static int parse(int argc, char **argv, args *a)
         cli_bad_value("ods-ddl", "--max-reject-pct", a->reject_pct, "a whole percentage, 0 to 100");
         return -1;
     }
+    if (a->keep_days_text && a->cmd != CMD_RETENTION) {
+        fprintf(stderr, "ods-ddl: --keep-days applies to retention only (try --help)\n");
+        return -1;
+    }
+    if (a->cmd == CMD_RETENTION && !a->keep_days_text) {
+        fprintf(stderr, "ods-ddl: retention needs --keep-days N: how many days committed loads keep their staging "
+                "(try --help)\n");
+        return -1;
+    }
+    if (a->keep_days_text && parse_uint(a->keep_days_text, 1, 36500, &a->keep_days) < 0) {
+        cli_bad_value("ods-ddl", "--keep-days", a->keep_days_text, "a whole number of days, 1 to 36500");
+        return -1;
+    }
     ddl_error err = {0};
     if (ddl_check_opts(&a->ddl, a->cmd == CMD_KAFKA, &err) < 0) {
         fprintf(stderr, "ods-ddl: %s %s (try --help)\n", err.what ? err.what : "a name", err.msg);
@@ -344,6 +371,7 @@ static int run(const args *a)
              : a->cmd == CMD_ABANDON    ? ddl_abandon(stdout, &a->ddl)
              : a->cmd == CMD_STATUS     ? ddl_status(stdout, &a->ddl)
              : a->cmd == CMD_CHECK      ? ddl_check(stdout, &a->ddl, &a->lim)
+             : a->cmd == CMD_RETENTION  ? ddl_retention(stdout, &a->ddl, a->keep_days)
                                         : ddl_move_late(stdout, &a->ddl);
     if (fflush(stdout) == EOF)
         rc = DDL_EIO;
