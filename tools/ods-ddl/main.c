@@ -13,7 +13,7 @@
 #include "transition.h"
 
 typedef enum { CMD_NONE, CMD_SCHEMA, CMD_TRANSITION, CMD_KAFKA, CMD_STAGE, CMD_ABANDON, CMD_MOVE_LATE, CMD_STATUS,
-               CMD_CHECK, CMD_RETENTION } ods_cmd;
+               CMD_CHECK, CMD_RETENTION, CMD_TAKE_BACK } ods_cmd;
 
 typedef struct {
     int help, version;
@@ -36,6 +36,7 @@ static const char USAGE[] =
     "       ods-ddl stage      [--source NAME] [--file PATH] [--stg-db NAME]\n"
     "       ods-ddl abandon    [--cluster NAME] [--stg-db NAME] [--ods-db NAME]\n"
     "       ods-ddl move-late  [--cluster NAME] [--stg-db NAME] [--ods-db NAME]\n"
+    "       ods-ddl take-back  [--cluster NAME] [--stg-db NAME] [--ods-db NAME]\n"
     "       ods-ddl status     [--cluster NAME] [--stg-db NAME] [--ods-db NAME]\n"
     "       ods-ddl check      [--max-open-hours N] [--max-reject-pct N] [--cluster NAME]\n"
     "                          [--stg-db NAME] [--ods-db NAME]\n"
@@ -118,6 +119,11 @@ static const char USAGE[] =
     "move-late   moves the rows staged under a frozen load after its freeze to a new load id\n"
     "            (parameters {load_id:String}, {to_load_id:String}), coordinates kept; then\n"
     "            run the new load's transition.\n"
+    "take-back   removes the latest committed load ({load_id:String}) while its versions are\n"
+    "            only in the hot table (before the next transition folds them): its ledger row\n"
+    "            first, then what abandon removes; order_v shows again what it showed before\n"
+    "            the load; its staged rows stay. Refuses, naming why, a load not the latest,\n"
+    "            already folded, or while another load is frozen and not committed.\n"
     "status      one row per load id (staged, the seal, the ledger, the lease, hot rows): staged rows,\n"
     "            first/last staged, frozen_at, late_rows, running_since, uncommitted_hot_rows, the\n"
     "            ledger's figures, committed, ledger_broken, problem and a verdict (committed,\n"
@@ -265,18 +271,18 @@ static int parse(int argc, char **argv, args *a)
                  : !strcmp(s, "status")     ? CMD_STATUS
                  : !strcmp(s, "check")      ? CMD_CHECK
                  : !strcmp(s, "retention")  ? CMD_RETENTION
+                 : !strcmp(s, "take-back")  ? CMD_TAKE_BACK
                                             : CMD_NONE;
         if (a->cmd == CMD_NONE) {
             fputs("ods-ddl: unknown command: ", stderr);
             cli_put_arg(s);
-            fputs(" (expected schema, transition, kafka, stage, abandon, move-late, status, check or retention)\n", stderr);
+            fputs(" (expected schema, transition, kafka, stage, abandon, move-late, take-back, status, check or retention)\n", stderr);
             return -1;
         }
     }
     if (a->cmd == CMD_NONE) {
-        fprintf(stderr, "ods-ddl: which SQL? schema, transition, kafka, stage, abandon, move-late, status, check or "
-                "retention "
-                "(try --help)\n");
+        fprintf(stderr, "ods-ddl: which SQL? schema, transition, kafka, stage, abandon, move-late, take-back, status, "
+                "check or retention (try --help)\n");
         return -1;
     }
     if (a->cmd != CMD_TRANSITION && a->ddl.allow_empty) {
@@ -372,6 +378,7 @@ static int run(const args *a)
              : a->cmd == CMD_STATUS     ? ddl_status(stdout, &a->ddl)
              : a->cmd == CMD_CHECK      ? ddl_check(stdout, &a->ddl, &a->lim)
              : a->cmd == CMD_RETENTION  ? ddl_retention(stdout, &a->ddl, a->keep_days)
+             : a->cmd == CMD_TAKE_BACK  ? ddl_take_back(stdout, &a->ddl)
                                         : ddl_move_late(stdout, &a->ddl);
     if (fflush(stdout) == EOF)
         rc = DDL_EIO;

@@ -784,6 +784,83 @@ int ddl_abandon(FILE *out, const ddl_opts *o)
     return t.st;
 }
 
+/* take-back's checks (statements 1 and 3). A committed load goes back only while it is the
+ * latest and its versions are still only in the hot table (the next transition's fold puts
+ * them into _rep, where they can no longer be told from the rest), and while no other load is
+ * open (its gate compared against this load's versions). A frozen load not committed is a
+ * take-back cut short after its ledger row went: the rest goes as abandon removes it. */
+static void take_back_checks(tr *t, int k)
+{
+    const char *D = t->D;
+    first_open(t);
+    P(t, "\n    if(");
+    committed(t);
+    P(t, " AND {load_id:String} != (SELECT argMax(_load_id, delta) FROM %s.%s),\n"
+         "        concat('%s %d/%d: load ', " LOAD_TEXT ", ' is not the latest committed load (', (SELECT "
+         "concat(argMax(_load_id, delta), ', delta ', toString(max(delta))) FROM %s.%s),\n"
+         "            ' is): only the latest can be taken back, newest first; nothing was done%s'), ''),\n"
+         "    if(",
+      D, t->loads, t->name, k, t->n, D, t->loads, kept(t, k));
+    committed(t);
+    P(t, " AND (SELECT count() FROM %s.%s WHERE _load_id = {load_id:String}) > 0,\n"
+         "        concat('%s %d/%d: the versions of load ', " LOAD_TEXT ", ' are already folded into %s.order_snapshot_rep "
+         "(by the transition of a later load): it can no longer be taken back exactly; nothing was done%s'), ''),\n"
+         "    if(",
+      D, t->rep, t->name, k, t->n, D, kept(t, k));
+    committed(t);
+    P(t, " AND (SELECT count() FROM %s.order_frozen WHERE _load_id != {load_id:String} AND _load_id %sNOT IN (SELECT "
+         "_load_id FROM %s.%s)) > 0,\n"
+         "        concat('%s %d/%d: load ', (SELECT any(_load_id) FROM %s.order_frozen WHERE _load_id != {load_id:String} "
+         "AND _load_id %sNOT IN (SELECT _load_id FROM %s.%s)),\n"
+         "            ' is frozen and not committed: its run compared against this load''s versions; finish it (rerun "
+         "its transition) and take it back first, or abandon it (ods-ddl abandon); nothing was done%s'), ''),\n"
+         "    if(NOT ",
+      D, t->g, D, t->loads, t->name, k, t->n, D, t->g, D, t->loads, kept(t, k));
+    committed(t);
+    P(t, " AND ");
+    sealed(t, 0);
+    P(t, ", concat('%s %d/%d: load ', " LOAD_TEXT ", ' is not committed: there is nothing to take back; nothing was "
+         "done%s'), '')",
+      t->name, k, t->n, kept(t, k));
+    first_close(t);
+}
+
+int ddl_take_back(FILE *out, const ddl_opts *o)
+{
+    tr t;
+    tr_init(&t, out, o, "take-back", 12);
+    t.checks = take_back_checks;
+    P(&t, "-- ods-ddl take-back: removes the latest committed load (--param_load_id=ID) while its versions are only "
+          "in the hot table,\n-- so that order_v shows again what it showed before the load; its staged rows stay. "
+          "Run the %d statements in order.\n", t.n);
+    procedure_start(&t, "the load the latest committed, not folded, no other load open");
+    /* The ledger row first: from then on order_v no longer shows the load (its hot rows count
+     * only for committed loads), and a cut-short take-back is an uncommitted frozen load, whose
+     * rest this procedure (or abandon) removes when run again. */
+    P(&t, "-- 4. its ledger row: order_v shows the state before the load from here on\n"
+          "ALTER TABLE %s.order_loads", t.D);
+    sqlw_on_cluster(&t.st, t.out, o);
+    P(&t, " DELETE WHERE _load_id = {load_id:String}\n"
+          "  AND _load_id = (SELECT argMax(_load_id, delta) FROM %s.%s)\n"
+          "  AND (SELECT count() FROM %s.%s WHERE _load_id = {load_id:String}) = 0\n"
+          "SETTINGS mutations_sync = 2, allow_nondeterministic_mutations = 1;\n\n",
+      t.D, t.loads, t.D, t.rep);
+    P(&t, "-- 5. its hot rows\n");
+    delete_load(&t, "order_snapshot_hot", 1);
+    P(&t, "-- 6. its error rows\n");
+    delete_load(&t, "order_snapshot_errors", 1);
+    P(&t, "-- 7. its stale records\n");
+    delete_load(&t, "order_snapshot_stale", 1);
+    P(&t, "-- 8. its fates\n");
+    delete_load(&t, "order_fates", 0);
+    P(&t, "-- 9. its manifest\n");
+    delete_load(&t, "order_manifest", 0);
+    P(&t, "-- 10. its seal\n");
+    delete_load(&t, "order_frozen", 0);
+    st_lease_release(&t, 11);
+    return t.st;
+}
+
 /* move-late's checks (statements 1 and 3): the load is frozen, the new id is one, differs and
  * is neither frozen nor committed. */
 static void move_checks(tr *t, int k)

@@ -18,6 +18,10 @@ int ddl_transition(FILE *out, const ddl_opts *o);
  * that the next load may run and this one may be run again from its staging; refuses a
  * committed load. */
 int ddl_abandon(FILE *out, const ddl_opts *o);
+/* Removes the latest committed load while its versions are only in the hot table (no later
+ * transition has folded them): its ledger row first, then what abandon removes; refuses
+ * otherwise, naming why. */
+int ddl_take_back(FILE *out, const ddl_opts *o);
 /* Moves the rows staged under a frozen load after its freeze ({load_id:String}) to a new load
  * ({to_load_id:String}), keeping their coordinates, under the lease. */
 int ddl_move_late(FILE *out, const ddl_opts *o);

@@ -1,4 +1,4 @@
-/* test_transition: unit tests of ods-ddl's modules transition (the 12 statements, abandon, move-late)
+/* test_transition: unit tests of ods-ddl's modules transition (the 12 statements, abandon, take-back, move-late)
  * and stage (files, Kafka): every statement's shape in every mode; the engine: transition*.bats. */
 #include "ddl_text.h"
 #include "schema.h"
@@ -930,14 +930,15 @@ static void test_transition_allow_empty(void)
 /* Other database names: every table named with them, nothing with the defaults. */
 static void test_transition_names(void)
 {
-    gen_fn fns[] = {ddl_transition, ddl_abandon, ddl_move_late};
+    gen_fn fns[] = {ddl_transition, ddl_abandon, ddl_move_late, ddl_take_back};
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
         ddl_opts o = {.stg_db = "s1", .ods_db = "o1"};
         char *s = gen(fns[i], &o);
         CHECK(s != NULL);
         CHECK(s && !strstr(s, "stg.") && !strstr(s, "ods."));
         CHECK(s && strstr(s, "o1.order_lease"));
-        CHECK(s && (fns[i] == ddl_abandon || strstr(s, "s1.orders_raw"))); /* abandon leaves staging alone */
+        /* abandon and take-back leave staging alone */
+        CHECK(s && (fns[i] == ddl_abandon || fns[i] == ddl_take_back || strstr(s, "s1.orders_raw")));
         free(s);
     }
 }
@@ -996,6 +997,67 @@ static void test_abandon(void)
         }
         CHECK(!strstr(s, "'transition "));
         free_stmts(st, 11);
+        free(s);
+    }
+}
+
+/* ods-ddl take-back: under the lease, the latest committed load not folded (checked before
+ * the lease and under it, each refusal its message), its ledger row first (guarded again in the
+ * mutation: only while the latest and not in _rep), then what abandon removes, the seal last. */
+static void test_take_back(void)
+{
+    for (int cluster = 0; cluster <= 1; cluster++) {
+        ddl_opts o = {.stg_db = "stg", .ods_db = "ods", .cluster = cluster ? "c1" : NULL};
+        char *s = gen(ddl_take_back, &o), *st[MAXSTMT + 1];
+        if (!s || !split_stmts(s, 12, st)) {
+            CHECK(0);
+            free(s);
+            return;
+        }
+        const char *loads = cluster ? "order_loads_dist" : "order_loads";
+        const char *rep = cluster ? "order_snapshot_dist" : "order_snapshot_rep";
+        CHECK(starts(s, "-- ods-ddl take-back: "));
+        CHECK(strstr(s, " Run the 12 statements in order.\n") != NULL);
+        check_lease_drop(st, 12);
+        CHECK(has_lease_free(st[1], "take-back", 12));
+        char want[2048];
+        for (int k = 1; k <= 3; k += 2) {
+            const char *kept = k == 3 ? KEPT : "";
+            snprintf(want, sizeof want, "' is): only the latest can be taken back, newest first; nothing was done%s'), '')", kept);
+            CHECK_EQ_INT(count(st[k], want), 1);
+            snprintf(want, sizeof want, "AND (SELECT count() FROM ods.%s WHERE _load_id = {load_id:String}) > 0,\n"
+                     "        concat('take-back %d/12: the versions of load ', " LOAD_TEXT ", ' are already folded into "
+                     "ods.order_snapshot_rep (by the transition of a later load): it can no longer be taken back exactly; "
+                     "nothing was done%s'), '')", rep, k, kept);
+            CHECK_EQ_INT(count(st[k], want), 1);
+            snprintf(want, sizeof want, "' is frozen and not committed: its run compared against this load''s versions; "
+                     "finish it (rerun its transition) and take it back first, or abandon it (ods-ddl abandon); nothing was "
+                     "done%s'), '')", kept);
+            CHECK_EQ_INT(count(st[k], want), 1);
+            snprintf(want, sizeof want, "' is not committed: there is nothing to take back; nothing was done%s'), '')", kept);
+            CHECK_EQ_INT(count(st[k], want), 1);
+        }
+        snprintf(want, sizeof want, "ALTER TABLE ods.order_loads%s DELETE WHERE _load_id = {load_id:String}\n"
+                 "  AND _load_id = (SELECT argMax(_load_id, delta) FROM ods.%s)\n"
+                 "  AND (SELECT count() FROM ods.%s WHERE _load_id = {load_id:String}) = 0\n"
+                 "SETTINGS mutations_sync = 2, allow_nondeterministic_mutations = 1;",
+                 cluster ? " ON CLUSTER c1" : "", loads, rep);
+        CHECK_EQ_STR(st[4], want);
+        static const char *const tables[] = {"order_snapshot_hot", "order_snapshot_errors", "order_snapshot_stale",
+                                             "order_fates", "order_manifest", "order_frozen"};
+        for (int k = 5; k <= 10; k++) {
+            CHECK(starts(st[k], "ALTER TABLE ods."));
+            CHECK(st[k] && strstr(st[k], tables[k - 5]) == st[k] + 16);
+            CHECK(st[k] && strstr(st[k], " DELETE WHERE _load_id = {load_id:String} AND {load_id:String} "));
+        }
+        CHECK_EQ_INT(count(s, "DELETE WHERE"), 7);
+        static const int lease[] = {0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0};
+        static const int msgs[] = {0, 6, 0, 5, 0, 0, 0, 0, 0, 0, 0, 1, 0};
+        for (int k = 1; k <= 12; k++) {
+            CHECK_EQ_INT(count(st[k], "does not hold the lease"), lease[k]);
+            check_messages(st[k], "take-back", k, 12, msgs[k]);
+        }
+        free_stmts(st, 12);
         free(s);
     }
 }
@@ -1187,6 +1249,7 @@ int main(void)
     test_transition_allow_empty();
     test_transition_names();
     test_abandon();
+    test_take_back();
     test_move_late();
     test_stage();
     test_kafka();
