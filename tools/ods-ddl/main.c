@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "ddl.h"
+#include "migrate.h"
 #include "monitor.h"
 #include "retention.h"
 #include "schema.h"
@@ -13,7 +14,7 @@
 #include "transition.h"
 
 typedef enum { CMD_NONE, CMD_SCHEMA, CMD_TRANSITION, CMD_KAFKA, CMD_STAGE, CMD_ABANDON, CMD_MOVE_LATE, CMD_STATUS,
-               CMD_CHECK, CMD_RETENTION, CMD_TAKE_BACK } ods_cmd;
+               CMD_CHECK, CMD_RETENTION, CMD_TAKE_BACK, CMD_MIGRATE } ods_cmd;
 
 typedef struct {
     int help, version;
@@ -41,6 +42,7 @@ static const char USAGE[] =
     "       ods-ddl check      [--max-open-hours N] [--max-reject-pct N] [--cluster NAME]\n"
     "                          [--stg-db NAME] [--ods-db NAME]\n"
     "       ods-ddl retention  --keep-days N [--cluster NAME] [--stg-db NAME] [--ods-db NAME]\n"
+    "       ods-ddl migrate    [--cluster NAME] [--stg-db NAME] [--ods-db NAME]\n"
     "       ods-ddl --help | --version\n"
     "\n"
     "Prints SQL for the order-snapshot ODS (wire contract " WIRE_CONTRACT_VERSION "), one statement\n"
@@ -139,6 +141,13 @@ static const char USAGE[] =
     "            errors days likewise, then the manifest, fates and stale records of the loads\n"
     "            none of whose staged rows is left. Never _rep, the hot table, the ledger, or a\n"
     "            row of a load not committed. Run it, then run what it printed.\n"
+    "migrate     writes this version's schema into scratch databases (STG_migrate, ODS_migrate),\n"
+    "            compares them with the live ones (system.tables, system.columns) and prints\n"
+    "            the statements that bring the live schema there: ADD COLUMN, CREATE OR REPLACE\n"
+    "            VIEW; or fails naming why no safe statement exists (a table missing: run\n"
+    "            ods-ddl schema first; a column's type or default, a table's engine or keys, a\n"
+    "            materialized view that differ). Run it with no transition running, then run\n"
+    "            what it printed; run again, it prints nothing.\n"
     "\n"
     "options:\n"
     "  --stg-db NAME     staging database (default stg)\n"
@@ -272,17 +281,18 @@ static int parse(int argc, char **argv, args *a)
                  : !strcmp(s, "check")      ? CMD_CHECK
                  : !strcmp(s, "retention")  ? CMD_RETENTION
                  : !strcmp(s, "take-back")  ? CMD_TAKE_BACK
+                 : !strcmp(s, "migrate")    ? CMD_MIGRATE
                                             : CMD_NONE;
         if (a->cmd == CMD_NONE) {
             fputs("ods-ddl: unknown command: ", stderr);
             cli_put_arg(s);
-            fputs(" (expected schema, transition, kafka, stage, abandon, move-late, take-back, status, check or retention)\n", stderr);
+            fputs(" (expected schema, transition, kafka, stage, abandon, move-late, take-back, status, check, retention or migrate)\n", stderr);
             return -1;
         }
     }
     if (a->cmd == CMD_NONE) {
         fprintf(stderr, "ods-ddl: which SQL? schema, transition, kafka, stage, abandon, move-late, take-back, status, "
-                "check or retention (try --help)\n");
+                "check, retention or migrate (try --help)\n");
         return -1;
     }
     if (a->cmd != CMD_TRANSITION && a->ddl.allow_empty) {
@@ -379,6 +389,7 @@ static int run(const args *a)
              : a->cmd == CMD_CHECK      ? ddl_check(stdout, &a->ddl, &a->lim)
              : a->cmd == CMD_RETENTION  ? ddl_retention(stdout, &a->ddl, a->keep_days)
              : a->cmd == CMD_TAKE_BACK  ? ddl_take_back(stdout, &a->ddl)
+             : a->cmd == CMD_MIGRATE    ? ddl_migrate(stdout, &a->ddl)
                                         : ddl_move_late(stdout, &a->ddl);
     if (fflush(stdout) == EOF)
         rc = DDL_EIO;

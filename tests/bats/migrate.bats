@@ -1,0 +1,95 @@
+#!/usr/bin/env bats
+# migrate: ods-ddl migrate on the embedded engine, from the previous release's schema (which
+# lacks staging's _moved), from a schema older than issue 24 (refused, naming why), from a view
+# that differs; the statements it prints bring the schema to this version's, and a second run
+# prints nothing.
+load helpers
+
+FIX=$ROOT/tests/fixtures/migrate
+
+ods_ddl() { "$BIN/ods-ddl" "$@"; }
+# the live schema as the engine describes it (the scratch databases left out)
+described() {
+    chlocal --path db -q "SELECT database, table, name, type, default_kind, default_expression FROM system.columns
+        WHERE database IN ('stg', 'ods') ORDER BY ALL FORMAT TSV;
+        SELECT database, name, engine, partition_key, sorting_key, as_select FROM system.tables
+        WHERE database IN ('stg', 'ods') ORDER BY ALL FORMAT TSV"
+}
+migrate() { run_split chlocal --path db --queries-file migrate.sql; }
+
+@test "ods-ddl migrate: from the previous release's schema, one ADD COLUMN (staging's _moved), then nothing; the data stays and the tools of this version run on it" {
+    chlocal --path db --queries-file "$FIX/schema-5707bdc.sql"
+    "$BIN/orders-gen" --orders 20 --seed 3 >l1.jsonl
+    chlocal --path db -q "INSERT INTO stg.orders_raw (raw, _topic, _partition, _offset, _load_id, _load_ts)
+        SELECT line, 'src', 0, rowNumberInAllBlocks(), 'L1', now64(3, 'UTC') FROM file('$PWD/l1.jsonl', LineAsString, 'line String')"
+    staged=$(chlocal --path db -q "SELECT count(), sum(cityHash64(raw, _offset)) FROM stg.orders_raw")
+    [ "$(cut -f1 <<<"$staged")" -eq "$(grep -c . l1.jsonl)" ]
+    ods_ddl migrate >migrate.sql
+    migrate
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ "$output" = "ALTER TABLE stg.orders_raw ADD COLUMN IF NOT EXISTS _moved String MATERIALIZED '' AFTER _raw_hash;" ]
+    chlocal --path db -q "$output"
+    migrate
+    [ "$status" -eq 0 ]
+    [ -z "$output" ]
+    # the live schema is now what this version creates
+    described >live.tsv
+    mv db db2
+    ods_ddl schema >schema.sql
+    chlocal --path db --queries-file schema.sql
+    described >fresh.tsv
+    rm -rf db
+    mv db2 db
+    diff fresh.tsv live.tsv
+    # the scratch databases are gone, the data stayed, a load runs and commits
+    [ "$(chlocal --path db -q "SELECT count() FROM system.databases WHERE name LIKE '%_migrate'")" -eq 0 ]
+    [ "$(chlocal --path db -q "SELECT count(), sum(cityHash64(raw, _offset)) FROM stg.orders_raw")" = "$staged" ]
+    run_split "$BIN/ods-load" --path db --load-id L1
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+}
+
+@test "ods-ddl migrate: a schema from before issue 24 is refused, naming each missing table and the partition key no statement can change; nothing is changed" {
+    chlocal --path db --queries-file "$FIX/schema-a631c15.sql"
+    described >before.tsv
+    ods_ddl migrate >migrate.sql
+    migrate
+    [ "$status" -eq 1 ]
+    [ -z "$output" ]
+    [[ $stderr_text == *"ods-ddl migrate: "* ]]
+    for t in order_fates order_frozen order_lease_v order_manifest; do
+        [[ $stderr_text == *"ods.$t is missing: run ods-ddl schema (with the options the ODS was created with) first"* ]] || { echo "$t"; return 1; }
+    done
+    [[ $stderr_text == *"ods.order_snapshot_rep: its partition key is toDate(created_at), this version's toYYYYMMDD(created_at): no statement changes that in place"* ]]
+    described >after.tsv
+    diff before.tsv after.tsv
+    # only the partition key: refused all the same, though there is nothing to print
+    rm -rf db
+    ods_ddl schema | sed 's/toYYYYMMDD(created_at)/toDate(created_at)/' >old-rep.sql
+    chlocal --path db --queries-file old-rep.sql
+    migrate
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"ods-ddl migrate: ods.order_snapshot_rep: its partition key is toDate(created_at)"* ]]
+    [[ $stderr_text != *"is missing"* ]]
+}
+
+@test "ods-ddl migrate: a view whose query differs is replaced; a column whose type differs is refused; other database names" {
+    ods_ddl schema --stg-db s9 --ods-db o9 >schema.sql
+    chlocal --path db --queries-file schema.sql
+    want=$(chlocal --path db -q "SELECT as_select FROM system.tables WHERE database = 'o9' AND name = 'order_v'")
+    chlocal --path db -q "CREATE OR REPLACE VIEW o9.order_v AS SELECT * FROM o9.order_snapshot_rep FINAL"
+    ods_ddl migrate --stg-db s9 --ods-db o9 >migrate.sql
+    [ "$(grep -c 's9_migrate\|o9_migrate' migrate.sql)" -gt 5 ]
+    migrate
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [[ $output == "CREATE OR REPLACE VIEW o9.order_v AS SELECT "* ]]
+    [ "$(wc -l <<<"$output")" -eq 1 ]
+    chlocal --path db -q "$output"
+    [ "$(chlocal --path db -q "SELECT as_select FROM system.tables WHERE database = 'o9' AND name = 'order_v'")" = "$want" ]
+    migrate
+    [ "$status" -eq 0 ]
+    [ -z "$output" ]
+    chlocal --path db -q "ALTER TABLE o9.order_loads MODIFY COLUMN stale UInt32"
+    migrate
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"ods-ddl migrate: o9.order_loads.stale is UInt32, this version's UInt64: no safe statement (the column's values would change)"* ]]
+}
