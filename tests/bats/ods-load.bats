@@ -93,7 +93,12 @@ fi
 exec "$BIN/chlocal" "\$@"
 WRAP
     chmod +x client
-    for k in $(seq 1 12); do
+    # (sanitized: the statements around the lease and the last, the engine's time being the rest)
+    ks=$(seq 1 12)
+    if sanitized; then ks="2 3 9 12"; fi
+    delta=0
+    for k in $ks; do
+        delta=$((delta + 1))
         stage_gen db "L$k" "$k"
         chlocal --path db -q "SELECT * FROM stg.orders_raw WHERE _load_id = 'L$k' FORMAT Native" >"L$k.native"
         chlocal --path ref -q "INSERT INTO stg.orders_raw SELECT * FROM file('$PWD/L$k.native', Native)"
@@ -123,7 +128,7 @@ WRAP
         fi
         run_split ods_load --path db --load-id "L$k"
         [ "$status" -eq 0 ] || { echo "retry of L$k: $stderr_text"; return 1; }
-        [ "$(sed -n 2p <<<"$output" | cut -f1,2)" = "$k"$'\t'"L$k" ]
+        [ "$(sed -n 2p <<<"$output" | cut -f1,2)" = "$delta"$'\t'"L$k" ]
         printf "SET param_load_id = 'L%d';\n" "$k" >>ref.sql
         "$BIN/ods-ddl" transition >>ref.sql
     done

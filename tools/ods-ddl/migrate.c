@@ -11,28 +11,6 @@
 /* the scratch database standing for live database db */
 static void scratch_name(char *out, size_t n, const char *db) { snprintf(out, n, "%s_migrate", db); }
 
-/* ", ' ON CLUSTER name'" as a concat() argument (the name may be quoted), or nothing */
-static void on_cluster_arg(int *st, FILE *out, const ddl_opts *o)
-{
-    if (!o->cluster)
-        return;
-    char *clause = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&clause, &len);
-    int mst = 0;
-    if (m)
-        sqlw_on_cluster(&mst, m, o);
-    if (!m || fclose(m) != 0 || mst) {
-        free(clause);
-        *st = DDL_EIO;
-        return;
-    }
-    sqlw_put(st, out, "', ");
-    sqlw_quote(st, out, clause);
-    sqlw_put(st, out, ", '");
-    free(clause);
-}
-
 int ddl_migrate(FILE *out, const ddl_opts *o)
 {
     int st = 0;
@@ -111,7 +89,7 @@ int ddl_migrate(FILE *out, const ddl_opts *o)
         "             SELECT concat('materialized view ', s.live_db, '.', s.name, ' differs from this version''s: with "
         "no transition running, DROP TABLE ', s.live_db, '.', s.name, '",
         S, D);
-    on_cluster_arg(&st, out, o);
+    sqlw_on_cluster_arg(&st, out, o);
     sqlw_put(&st, out, ", then run ods-ddl schema again')\n"
         "             FROM scratch AS s INNER JOIN live AS l ON l.live_db = s.live_db AND l.name = s.name\n"
         "             WHERE s.engine = 'MaterializedView' AND l.engine = 'MaterializedView' AND s.live_select != "
@@ -141,7 +119,7 @@ int ddl_migrate(FILE *out, const ddl_opts *o)
         "SELECT _stmt FROM (\n"
         "    SELECT 1 AS _o, s.live_db AS _d, s.table AS _t, s.position AS _n,\n"
         "        concat('ALTER TABLE ', s.live_db, '.', s.table, '");
-    on_cluster_arg(&st, out, o);
+    sqlw_on_cluster_arg(&st, out, o);
     sqlw_put(&st, out, " ADD COLUMN IF NOT EXISTS ', s.name, ' ', s.type, if(s.default_kind != '', concat(' ', "
         "s.default_kind, ' ', s.default_expression), ''), if(s.position > 1, concat(' AFTER ', s.prev), ' FIRST'), ';') "
         "AS _stmt\n"
@@ -158,7 +136,7 @@ int ddl_migrate(FILE *out, const ddl_opts *o)
         "    UNION ALL\n"
         "    SELECT 2, s.live_db, s.name, 0, concat('CREATE OR REPLACE VIEW ', s.live_db, '.', s.name, '",
         S, D);
-    on_cluster_arg(&st, out, o);
+    sqlw_on_cluster_arg(&st, out, o);
     sqlw_put(&st, out, " AS ', s.live_select, ';')\n"
         "    FROM scratch AS s INNER JOIN live AS l ON l.live_db = s.live_db AND l.name = s.name\n"
         "    WHERE s.engine = 'View' AND l.engine = 'View' AND s.live_select != l.as_select\n"

@@ -2,32 +2,7 @@
  * the manifests (a partition id is known only there), printed as statements to run next. */
 #include "retention.h"
 
-#include <stdlib.h>
-
 #include "sqlw.h"
-
-/* ", ' ON CLUSTER name'" as an argument of the concat() that builds a statement (the cluster's
- * name may itself be quoted: it goes through sqlw_quote), or nothing on one node. */
-static void on_cluster_arg(int *st, FILE *out, const ddl_opts *o)
-{
-    if (!o->cluster)
-        return;
-    char *clause = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&clause, &len);
-    int mst = 0;
-    if (m)
-        sqlw_on_cluster(&mst, m, o);
-    if (!m || fclose(m) != 0 || mst) {
-        free(clause);
-        *st = DDL_EIO;
-        return;
-    }
-    sqlw_put(st, out, "', ");
-    sqlw_quote(st, out, clause);
-    sqlw_put(st, out, ", '");
-    free(clause);
-}
 
 int ddl_retention(FILE *out, const ddl_opts *o, unsigned keep_days)
 {
@@ -64,7 +39,7 @@ int ddl_retention(FILE *out, const ddl_opts *o, unsigned keep_days)
         "    UNION ALL\n"
         "    SELECT 2, _partition_id, concat('ALTER TABLE %s.order_snapshot_errors",
         S, D);
-    on_cluster_arg(&st, out, o);
+    sqlw_on_cluster_arg(&st, out, o);
     sqlw_put(&st, out, " DROP PARTITION ID ''', _partition_id, ''';')\n"
         "    FROM %s.%s GROUP BY _partition_id HAVING countIf(_load_id %sNOT IN old) = 0\n", D, errs, g);
     static const char *const per_load[] = {"order_manifest", "order_fates", "order_snapshot_stale"};
@@ -72,7 +47,7 @@ int ddl_retention(FILE *out, const ddl_opts *o, unsigned keep_days)
         int sharded = i == 2;
         sqlw_put(&st, out, "    UNION ALL\n    SELECT %d, _partition_id, concat('ALTER TABLE %s.%s", 3 + i, D, per_load[i]);
         if (sharded)
-            on_cluster_arg(&st, out, o);
+            sqlw_on_cluster_arg(&st, out, o);
         sqlw_put(&st, out, " DROP PARTITION ID ''', _partition_id, ''';')\n"
             "    FROM %s.%s WHERE _load_id %sIN retired GROUP BY _partition_id\n",
             D, sharded ? stale : per_load[i], sharded ? g : "");

@@ -3,6 +3,7 @@
 #include "sqlw.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The Kafka delivery coordinates, kept with every raw and every rejected message. */
@@ -50,6 +51,27 @@ void sqlw_on_cluster(int *st, FILE *out, const ddl_opts *o)
         sqlw_put(st, out, " ON CLUSTER ");
         sqlw_cluster_name(st, out, o);
     }
+}
+
+void sqlw_on_cluster_arg(int *st, FILE *out, const ddl_opts *o)
+{
+    if (!o->cluster || *st)
+        return;
+    char *clause = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&clause, &len);
+    int mst = 0;
+    if (m)
+        sqlw_on_cluster(&mst, m, o);
+    if (!m || fclose(m) != 0 || mst) {
+        free(clause);
+        *st = DDL_EIO;
+        return;
+    }
+    sqlw_put(st, out, "', ");
+    sqlw_quote(st, out, clause);
+    sqlw_put(st, out, ", '");
+    free(clause);
 }
 
 /* ENGINE = [Replicated]NAME[(args)]: a replica path per shard, table and database. */

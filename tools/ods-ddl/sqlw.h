@@ -23,6 +23,10 @@ void sqlw_quote(int *st, FILE *out, const char *s);
 void sqlw_cluster_name(int *st, FILE *out, const ddl_opts *o);
 /* " ON CLUSTER name", or nothing (one node, or --per-node). */
 void sqlw_on_cluster(int *st, FILE *out, const ddl_opts *o);
+/* The same clause inside a query that prints statements: "', ' ON CLUSTER name', '" closes the
+ * string literal being written, adds the clause as a concat() argument of its own (the name,
+ * itself maybe quoted, through sqlw_quote) and opens the next literal; nothing on one node. */
+void sqlw_on_cluster_arg(int *st, FILE *out, const ddl_opts *o);
 /* ENGINE = [Replicated]NAME[(args)], with a replica path per shard, database and table. */
 void sqlw_engine(int *st, FILE *out, const ddl_opts *o, const char *name, const char *db,
                  const char *table, const char *args);
