@@ -11,6 +11,7 @@
 #define ODS_CLI_H
 
 #include <stdio.h>
+#include <string.h>
 
 #include "ods_version.h"
 
@@ -60,6 +61,25 @@ static inline int cli_unexpected_argument(const char *name, const char *arg)
     cli_put_arg(arg);
     fputs(" (try --help)\n", stderr);
     return 2;
+}
+
+/* Whether argv[*i] is the option name with its value, written "NAME VALUE" or "NAME=VALUE":
+ * 1 with *val set (and *i moved past a separate value); 0 when it is another argument; -1 when
+ * the value is missing (the usage error printed; the caller exits 2). */
+static inline int cli_option_value(const char *prog, int argc, char **argv, int *i, const char *name,
+                                   const char **val)
+{
+    const char *s = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(s, name, n) != 0 || (s[n] != '\0' && s[n] != '='))
+        return 0;
+    if (s[n] == '=')
+        *val = s + n + 1;
+    else if (*i + 1 < argc)
+        *val = argv[++*i];
+    else
+        return cli_missing_value(prog, name), -1;
+    return 1;
 }
 
 #endif

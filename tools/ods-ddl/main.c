@@ -199,16 +199,15 @@ static int parse(int argc, char **argv, args *a)
     memset(a, 0, sizeof *a);
     a->ddl.stg_db = "stg";
     a->ddl.ods_db = "ods";
-    static const struct {
+    const struct {
         const char *name;
-        size_t off;
+        const char **dst;
     } valued[] = {
-        {"--stg-db", offsetof(ddl_opts, stg_db)}, {"--ods-db", offsetof(ddl_opts, ods_db)},
-        {"--cluster", offsetof(ddl_opts, cluster)}, {"--brokers", offsetof(ddl_opts, brokers)},
-        {"--topic", offsetof(ddl_opts, topic)},     {"--group", offsetof(ddl_opts, group)},
-        {"--source", offsetof(ddl_opts, source)},   {"--file", offsetof(ddl_opts, file)},
-        {"--store", (size_t)-1},   {"--typing", (size_t)-2},
-        {"--max-open-hours", (size_t)-3}, {"--max-reject-pct", (size_t)-4}, {"--keep-days", (size_t)-5},
+        {"--stg-db", &a->ddl.stg_db},   {"--ods-db", &a->ddl.ods_db}, {"--cluster", &a->ddl.cluster},
+        {"--brokers", &a->ddl.brokers}, {"--topic", &a->ddl.topic},   {"--group", &a->ddl.group},
+        {"--source", &a->ddl.source},   {"--file", &a->ddl.file},     {"--store", &a->store},
+        {"--typing", &a->typing},       {"--max-open-hours", &a->open_hours},
+        {"--max-reject-pct", &a->reject_pct}, {"--keep-days", &a->keep_days_text},
     };
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -233,36 +232,13 @@ static int parse(int argc, char **argv, args *a)
             continue;
         }
         size_t k = 0, nv = sizeof valued / sizeof valued[0];
-        const char *val = NULL;
-        for (; k < nv; k++) {
-            size_t n = strlen(valued[k].name);
-            if (!strncmp(s, valued[k].name, n) && (s[n] == '\0' || s[n] == '=')) {
-                if (s[n] == '=') {
-                    val = s + n + 1;
-                } else if (i + 1 < argc) {
-                    val = argv[++i];
-                } else {
-                    cli_missing_value("ods-ddl", valued[k].name);
-                    return -1;
-                }
-                break;
-            }
-        }
-        if (k < nv) {
-            if (valued[k].off == (size_t)-1)
-                a->store = val;
-            else if (valued[k].off == (size_t)-2)
-                a->typing = val;
-            else if (valued[k].off == (size_t)-3)
-                a->open_hours = val;
-            else if (valued[k].off == (size_t)-4)
-                a->reject_pct = val;
-            else if (valued[k].off == (size_t)-5)
-                a->keep_days_text = val;
-            else
-                *(const char **)((char *)&a->ddl + valued[k].off) = val;
+        int got = 0;
+        while (k < nv && (got = cli_option_value("ods-ddl", argc, argv, &i, valued[k].name, valued[k].dst)) == 0)
+            k++;
+        if (got < 0)
+            return -1;
+        if (got)
             continue;
-        }
         if (s[0] == '-') {
             cli_unknown_option("ods-ddl", s);
             return -1;

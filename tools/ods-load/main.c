@@ -88,22 +88,13 @@ static int parse(int argc, char **argv, args *a)
             continue;
         }
         size_t k = 0;
-        const char *val = NULL;
-        for (; k < nv; k++) {
-            size_t n = strlen(valued[k].name);
-            if (!strncmp(s, valued[k].name, n) && (s[n] == '\0' || s[n] == '=')) {
-                if (s[n] == '=')
-                    val = s + n + 1;
-                else if (i + 1 < argc)
-                    val = argv[++i];
-                else
-                    return cli_missing_value("ods-load", valued[k].name), -1;
-                break;
-            }
-        }
-        if (k == nv)
+        int got = 0;
+        while (k < nv && (got = cli_option_value("ods-load", argc, argv, &i, valued[k].name, valued[k].dst)) == 0)
+            k++;
+        if (got < 0)
+            return -1;
+        if (!got)
             return (s[0] == '-' ? cli_unknown_option("ods-load", s) : cli_unexpected_argument("ods-load", s)), -1;
-        *valued[k].dst = val;
     }
     if (!a->ld.load_id) {
         fputs("ods-load: which load? --load-id ID is required (try --help)\n", stderr);
