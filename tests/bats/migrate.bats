@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # migrate: ods-ddl migrate on the embedded engine, from the previous release's schema (which
-# lacks staging's _moved), from a schema older than issue 24 (refused, naming why), from a view
+# lacks staging's _moved and the hashdiff profile columns), from a schema older than issue 24 (refused, naming why), from a view
 # that differs; the statements it prints bring the schema to this version's, and a second run
 # prints nothing.
 load helpers
@@ -17,7 +17,7 @@ described() {
 }
 migrate() { run_split chlocal --path db --queries-file migrate.sql; }
 
-@test "ods-ddl migrate: from the previous release's schema, one ADD COLUMN (staging's _moved), then nothing; the data stays and the tools of this version run on it" {
+@test "ods-ddl migrate: from the previous release's schema, an ADD COLUMN for each column it lacks (staging's _moved, the hashdiff profile of versions and ledger), then nothing; the data stays and the tools of this version run on it" {
     chlocal --path db --queries-file "$FIX/schema-5707bdc.sql"
     "$BIN/orders-gen" --orders 20 --seed 3 >l1.jsonl
     chlocal --path db -q "INSERT INTO stg.orders_raw (raw, _topic, _partition, _offset, _load_id, _load_ts)
@@ -27,7 +27,12 @@ migrate() { run_split chlocal --path db --queries-file migrate.sql; }
     ods_ddl migrate >migrate.sql
     migrate
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
-    [ "$output" = "ALTER TABLE stg.orders_raw ADD COLUMN IF NOT EXISTS _moved String MATERIALIZED '' AFTER _raw_hash;" ]
+    profile=$(ods_ddl schema | sed -n "s/^    _hashdiff_profile LowCardinality(String) DEFAULT '\(.*\)'\$/\1/p" | sort -u)
+    [ "$output" = "ALTER TABLE ods.order_loads ADD COLUMN IF NOT EXISTS wire_contract LowCardinality(String) DEFAULT '' AFTER field_invalid;
+ALTER TABLE ods.order_loads ADD COLUMN IF NOT EXISTS hashdiff_profile LowCardinality(String) DEFAULT '' AFTER wire_contract;
+ALTER TABLE ods.order_snapshot_hot ADD COLUMN IF NOT EXISTS _hashdiff_profile LowCardinality(String) DEFAULT '$profile' AFTER _load_ts;
+ALTER TABLE ods.order_snapshot_rep ADD COLUMN IF NOT EXISTS _hashdiff_profile LowCardinality(String) DEFAULT '$profile' AFTER _load_ts;
+ALTER TABLE stg.orders_raw ADD COLUMN IF NOT EXISTS _moved String MATERIALIZED '' AFTER _raw_hash;" ]
     chlocal --path db -q "$output"
     migrate
     [ "$status" -eq 0 ]

@@ -58,7 +58,7 @@ load ods_sql
     [ "$stderr_text" = "ods-ddl: bad value for --typing: json (expected udf or sql)" ]
     run_split ods_ddl frobnicate
     [ "$status" -eq 2 ]
-    [ "$stderr_text" = "ods-ddl: unknown command: frobnicate (expected schema, transition, kafka, stage, abandon, move-late, take-back, status, check, retention or migrate)" ]
+    [ "$stderr_text" = "ods-ddl: unknown command: frobnicate (expected schema, transition, kafka, stage, abandon, move-late, take-back, status, check, retention, migrate or rebaseline)" ]
     run_split ods_ddl schema --stg-db
     [ "$status" -eq 2 ]
     [ "$stderr_text" = "ods-ddl: --stg-db needs a value (try --help)" ]

@@ -25,7 +25,7 @@ order_v() { q "SELECT * FROM ods.order_v ORDER BY ALL FORMAT TSV"; }
     chlocal --path db --queries-file schema.sql
     ods_ddl migrate >migrate.sql
     chlocal --path db --queries-file migrate.sql >statements.sql
-    [ "$(wc -l <statements.sql)" -eq 1 ]
+    [ "$(wc -l <statements.sql)" -eq 5 ]
     chlocal --path db --queries-file statements.sql
     [ -z "$(chlocal --path db --queries-file migrate.sql)" ]
 

@@ -559,3 +559,52 @@ SELECT * FROM ods.order_fates ORDER BY ALL FORMAT TSV"
     [[ $stderr_text == *"take-back 1/12: the versions of load G2 are already folded into ods.order_snapshot_rep (by the transition of a later load): it can no longer be taken back exactly"* ]]
     [ "$(q "SELECT groupArray(_load_id) FROM (SELECT _load_id FROM ods.order_loads ORDER BY delta)")" = "['G1','G2']" ]
 }
+
+# rebase K M: statements K..M (default all) of rebaseline, run as RB1, in one process on ./db
+rebase() {
+    ods_ddl rebaseline | awk -v a="${1:-1}" -v b="${2:-99}" '/^-- [0-9]+\. /{ n = $2 + 0 } n >= a && n <= b' >rb.sql
+    run_split chlocal --path db --param_load_id=RB1 --queries-file rb.sql
+}
+
+@test "the hashdiff is frozen: versions and ledger record the profile; a transition refuses an ODS of another profile, writing nothing; rebaseline recomputes in place what a clean run stores, and the next load stores only changes" {
+    fresh
+    profile=$(ods_ddl schema | sed -n "s/^    _hashdiff_profile LowCardinality(String) DEFAULT '\(.*\)'\$/\1/p" | sort -u)
+    [[ $profile == order-snapshot-wire-v1/strict/xxh3_128/[0-9a-f]* ]]
+    [ "$(wc -l <<<"$profile")" -eq 1 ]
+    for d in 1 2; do og --orders 80 --days 2 --dirty 0.05 --seed 31 --day "$d" >"g$d.jsonl"; done
+    stage G1 "$PWD/g1.jsonl" src1
+    stage G2 "$PWD/g2.jsonl" src2
+    tx_ok G1 1 12
+    [ "$(q "SELECT wire_contract, hashdiff_profile FROM ods.order_loads" | tr '\t' ' ')" = "order-snapshot-wire-v1 $profile" ]
+    [ "$(q "SELECT groupUniqArray(_hashdiff_profile) FROM ods.order_snapshot_hot")" = "['$profile']" ]
+    # the reference: G1 and G2 run clean by this version
+    clean_run G1 G2
+    # an ODS hashed with another profile (as a release with another canonical text left it)
+    q "ALTER TABLE ods.order_snapshot_rep MODIFY COLUMN _hashdiff_profile LowCardinality(String) DEFAULT 'old/1';
+       ALTER TABLE ods.order_snapshot_hot MODIFY COLUMN _hashdiff_profile LowCardinality(String) DEFAULT 'old/1';
+       ALTER TABLE ods.order_snapshot_rep UPDATE _hashdiff = cityHash64(order_id), _hashdiff_profile = 'old/1' WHERE 1 SETTINGS mutations_sync = 2;
+       ALTER TABLE ods.order_snapshot_hot UPDATE _hashdiff = cityHash64(order_id), _hashdiff_profile = 'old/1' WHERE 1 SETTINGS mutations_sync = 2"
+    before=$(fingerprint)
+    tx G2 1 12
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"transition 1/12: the ODS's versions are hashed with hashdiff profile 'old/1', this transition hashes with $profile: a release changed what _hashdiff hashes"*"(ods-ddl rebaseline, docs/operations.md); nothing was done"* ]]
+    [ "$(fingerprint)" = "$before" ]
+    # a rebaseline cut short after its first table: every transition still refused
+    rebase 1 4
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    q "DROP TABLE ods.order_lease"
+    tx G2 1 12
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"transition 1/12: the ODS's versions are hashed with hashdiff profile 'old/1'"* ]]
+    # run again whole: every version hashed as this version's clean run hashed it
+    rebase
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ "$(q "SELECT count() FROM ods.order_snapshot_rep WHERE _hashdiff_profile != '$profile'") $(q "SELECT count() FROM ods.order_snapshot_hot WHERE _hashdiff_profile != '$profile'")" = "0 0" ]
+    [ "$(q "SELECT count() FROM (SELECT order_id, updated_at, _hashdiff, _load_id FROM ods.order_v
+        EXCEPT SELECT order_id, updated_at, _hashdiff, _load_id FROM o2.order_snapshot_rep FINAL WHERE _load_id = 'G1')")" -eq 0 ]
+    [ "$(q "SELECT count() FROM ods.order_v")" -gt 20 ]
+    # the next load stores what the clean run stored: only changes
+    tx_ok G2 1 12
+    same_as_clean
+    [ "$(q "SELECT unchanged FROM ods.order_loads WHERE _load_id = 'G2'")" -gt 0 ]
+}

@@ -14,7 +14,8 @@
 #include "transition.h"
 
 typedef enum { CMD_NONE, CMD_SCHEMA, CMD_TRANSITION, CMD_KAFKA, CMD_STAGE, CMD_ABANDON, CMD_MOVE_LATE, CMD_STATUS,
-               CMD_CHECK, CMD_RETENTION, CMD_TAKE_BACK, CMD_MIGRATE } ods_cmd;
+               CMD_CHECK, CMD_RETENTION, CMD_TAKE_BACK, CMD_MIGRATE,
+               CMD_REBASELINE } ods_cmd;
 
 typedef struct {
     int help, version;
@@ -43,6 +44,7 @@ static const char USAGE[] =
     "                          [--stg-db NAME] [--ods-db NAME]\n"
     "       ods-ddl retention  --keep-days N [--cluster NAME] [--stg-db NAME] [--ods-db NAME]\n"
     "       ods-ddl migrate    [--cluster NAME] [--stg-db NAME] [--ods-db NAME]\n"
+    "       ods-ddl rebaseline [--cluster NAME] [--stg-db NAME] [--ods-db NAME]\n"
     "       ods-ddl --help | --version\n"
     "\n"
     "Prints SQL for the order-snapshot ODS (wire contract " WIRE_CONTRACT_VERSION "), one statement\n"
@@ -148,6 +150,10 @@ static const char USAGE[] =
     "            ods-ddl schema first; a column's type or default, a table's engine or keys, a\n"
     "            materialized view that differ). Run it with no transition running, then run\n"
     "            what it printed; run again, it prints nothing.\n"
+    "rebaseline  moves the ODS to this version's hashdiff profile (every stored version and\n"
+    "            ledger row records it; the transition refuses an ODS of another): recomputes\n"
+    "            _hashdiff of every stored version in place from its typed columns, then makes\n"
+    "            the profile the ODS's. Under the lease, no load open.\n"
     "\n"
     "options:\n"
     "  --stg-db NAME     staging database (default stg)\n"
@@ -258,17 +264,18 @@ static int parse(int argc, char **argv, args *a)
                  : !strcmp(s, "retention")  ? CMD_RETENTION
                  : !strcmp(s, "take-back")  ? CMD_TAKE_BACK
                  : !strcmp(s, "migrate")    ? CMD_MIGRATE
+                 : !strcmp(s, "rebaseline") ? CMD_REBASELINE
                                             : CMD_NONE;
         if (a->cmd == CMD_NONE) {
             fputs("ods-ddl: unknown command: ", stderr);
             cli_put_arg(s);
-            fputs(" (expected schema, transition, kafka, stage, abandon, move-late, take-back, status, check, retention or migrate)\n", stderr);
+            fputs(" (expected schema, transition, kafka, stage, abandon, move-late, take-back, status, check, retention, migrate or rebaseline)\n", stderr);
             return -1;
         }
     }
     if (a->cmd == CMD_NONE) {
         fprintf(stderr, "ods-ddl: which SQL? schema, transition, kafka, stage, abandon, move-late, take-back, status, "
-                "check, retention or migrate (try --help)\n");
+                "check, retention, migrate or rebaseline (try --help)\n");
         return -1;
     }
     if (a->cmd != CMD_TRANSITION && a->ddl.allow_empty) {
@@ -366,6 +373,7 @@ static int run(const args *a)
              : a->cmd == CMD_RETENTION  ? ddl_retention(stdout, &a->ddl, a->keep_days)
              : a->cmd == CMD_TAKE_BACK  ? ddl_take_back(stdout, &a->ddl)
              : a->cmd == CMD_MIGRATE    ? ddl_migrate(stdout, &a->ddl)
+             : a->cmd == CMD_REBASELINE ? ddl_rebaseline(stdout, &a->ddl)
                                         : ddl_move_late(stdout, &a->ddl);
     if (fflush(stdout) == EOF)
         rc = DDL_EIO;

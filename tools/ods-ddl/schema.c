@@ -96,7 +96,9 @@ int ddl_schema(FILE *out, const ddl_opts *o)
                   "    stale UInt64,\n    rejected UInt64");
     for (size_t i = 0; i < WIRE_NREJECT; i++)
         sqlw_put(&st, out, ",\n    %s UInt64", WIRE_REJECT_CLASSES[i]);
-    sqlw_put(&st, out, "\n)\n");
+    /* what the load was typed and hashed by ('' for loads committed before these were kept) */
+    sqlw_put(&st, out, ",\n    wire_contract LowCardinality(String) DEFAULT '',\n"
+                       "    hashdiff_profile LowCardinality(String) DEFAULT ''\n)\n");
     sqlw_engine(&st, out, o, "MergeTree", D, "order_loads", NULL);
     sqlw_put(&st, out, "ORDER BY delta\nCOMMENT ");
     sqlw_quote(&st, out, "the ledger: one row per committed load, delta 1, 2, 3 ...");

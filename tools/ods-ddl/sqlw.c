@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile.h"
+
 /* The Kafka delivery coordinates, kept with every raw and every rejected message. */
 const char *const SQLW_META[][2] = {
     {"_topic", "LowCardinality(String)"},
@@ -146,6 +148,18 @@ void sqlw_store_columns(int *st, FILE *out, int gate)
     for (size_t i = 0; i < WIRE_NFIELDS; i++)
         sqlw_put(st, out, "    %s %s,\n", WIRE_FIELDS[i].name, WIRE_FIELDS[i].ods_type);
     sqlw_put(st, out, "    _hashdiff UInt128,\n    _load_id String,\n    _load_ts DateTime64(3, 'UTC')");
+    if (!gate) {
+        /* what _hashdiff hashes, recorded with every stored version: no INSERT names it, so each
+         * row takes the ODS's profile, which the transition refuses to run against another of
+         * its own (ods-ddl rebaseline moves the ODS to a new one) */
+        const char *p = ddl_hashdiff_profile();
+        if (!p) {
+            *st = DDL_EIO;
+            return;
+        }
+        sqlw_put(st, out, ",\n    _hashdiff_profile LowCardinality(String) DEFAULT ");
+        sqlw_quote(st, out, p);
+    }
     if (gate) {
         sqlw_put(st, out, ",\n");
         sqlw_coord_columns(st, out);

@@ -3,8 +3,10 @@
 #include "transition.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "profile.h"
 #include "sqlw.h"
 
 /* The statements, in order; every message of a check starts with "transition K/TR_N: ". */
@@ -40,6 +42,7 @@ struct tr {
                                  * runs them before the lease is taken, so a run that cannot
                                  * go on leaves no lease; statement 3 again under it */
     char kept[192];             /* see kept() */
+    const char *profile;        /* this version's hashdiff profile (ddl_hashdiff_profile) */
 };
 
 #define P(t, ...) sqlw_put(&(t)->st, (t)->out, __VA_ARGS__)
@@ -61,6 +64,9 @@ static void tr_init(tr *t, FILE *out, const ddl_opts *o, const char *name, int n
     t->n = n;
     snprintf(t->kept, sizeof t->kept, ". This run keeps the lease: once it has stopped, clear it "
              "(DROP TABLE IF EXISTS %s.order_lease) first", t->D);
+    t->profile = ddl_hashdiff_profile();
+    if (!t->profile)
+        t->st = DDL_EIO;
 }
 
 /* --- conditions on the load, as SQL (the load is {load_id:String}) --- */
@@ -230,6 +236,30 @@ static void st_lease_take(tr *t, int k)
       k, t->n, t->D);
 }
 
+/* The ODS's versions were hashed with this version's profile: the default of _rep's
+ * _hashdiff_profile (every stored row takes it) is this version's id. Another id means a release
+ * changed what the hashdiff hashes: comparing new hashes with old ones would store every order
+ * again, so nothing runs until the ODS is re-baselined. */
+static void profile_problem(tr *t, int k)
+{
+    P(t, "    (SELECT multiIf(_have = concat('''', ");
+    sqlw_quote(&t->st, t->out, t->profile);
+    P(t, ", ''''), '',\n"
+         "            _n = 0, concat('%s %d/%d: the ODS does not record what its versions were hashed with (a schema "
+         "from before the hashdiff profile was kept): bring it to this version with ods-ddl migrate first; nothing "
+         "was done%s'),\n"
+         "            concat('%s %d/%d: the ODS''s versions are hashed with hashdiff profile ', _have, ', this "
+         "transition hashes with ', ",
+      t->name, k, t->n, kept(t, k), t->name, k, t->n);
+    sqlw_quote(&t->st, t->out, t->profile);
+    P(t, ", ': a release changed what _hashdiff hashes, and comparing the two would store every order again. "
+         "Re-baseline the ODS first (ods-ddl rebaseline, docs/operations.md); nothing was done%s'))\n"
+         "         FROM (SELECT count() AS _n, any(default_expression) AS _have FROM system.columns WHERE database = ",
+      kept(t, k));
+    sqlw_quote(&t->st, t->out, t->D);
+    P(t, " AND table = 'order_snapshot_rep' AND name = '_hashdiff_profile'))");
+}
+
 /* 3: nothing is written when the load cannot be frozen exactly. */
 static void staging_checks(tr *t, int k)
 {
@@ -262,6 +292,8 @@ static void staging_checks(tr *t, int k)
          "               GROUP BY _topic, _partition, _offset HAVING min(_raw_hash) != max(_raw_hash)\n"
          "               ORDER BY _topic, _partition, _offset)),\n",
       t->name, k, t->n, S, kept(t, k), S);
+    profile_problem(t, k);
+    P(t, ",\n");
     P(t, "    (SELECT if(count() = 0, '', concat('%s %d/%d: load ', any(_load_id), ' is frozen and not committed "
          "(since ', toString(any(frozen_at)), ' UTC): loads commit one after another. Finish it first (rerun its "
          "transition), or abandon it (ods-ddl abandon); then run load ', " LOAD_TEXT ", '. Nothing was done%s'))\n"
@@ -675,11 +707,13 @@ static void st_commit(tr *t)
       TR_COMMIT, D);
     for (size_t i = 0; i < WIRE_NREJECT; i++)
         P(t, ", %s", WIRE_REJECT_CLASSES[i]);
-    P(t, ")\nSELECT (SELECT max(delta) FROM %s.%s) + 1, {load_id:String}, now64(3, 'UTC'),\n"
+    P(t, ", wire_contract, hashdiff_profile)\nSELECT (SELECT max(delta) FROM %s.%s) + 1, {load_id:String}, now64(3, 'UTC'),\n"
          "    f.staged, f.staged - f.messages, m.acc, g.st, g.un, g.sl, m.rej",
       D, t->loads);
     for (size_t i = 0; i < WIRE_NREJECT; i++)
         P(t, ", m.c%zu", i);
+    P(t, ", '%s', ", WIRE_CONTRACT_VERSION);
+    sqlw_quote(&t->st, t->out, t->profile);
     P(t, "\nFROM ");
     commit_sources(t, 0);
     P(t, "\nWHERE ");
@@ -858,6 +892,60 @@ int ddl_take_back(FILE *out, const ddl_opts *o)
     P(&t, "-- 10. its seal\n");
     delete_load(&t, "order_frozen", 0);
     st_lease_release(&t, 11);
+    return t.st;
+}
+
+/* rebaseline's checks (statements 1 and 3): no load open, as its gate compared hashes of the
+ * profile being replaced. */
+static void rebaseline_checks(tr *t, int k)
+{
+    const char *D = t->D;
+    P(t, "(SELECT if(count() = 0, '', concat('%s %d/%d: load ', any(_load_id), ' is frozen and not committed: its "
+         "run compared hashes of the old profile; finish it (rerun its transition) or abandon it (ods-ddl abandon) "
+         "first; nothing was done%s'))\n"
+         "     FROM %s.order_frozen WHERE _load_id %sNOT IN (SELECT _load_id FROM %s.%s))",
+      t->name, k, t->n, kept(t, k), D, t->g, D, t->loads);
+}
+
+int ddl_rebaseline(FILE *out, const ddl_opts *o)
+{
+    tr t;
+    /* with a cluster the Distributed tables' defaults too: an INSERT through one fills a column
+     * it does not name with the Distributed table's default */
+    static const char *const tables[] = {"order_snapshot_rep", "order_snapshot_hot", "order_snapshot_dist",
+                                         "order_snapshot_hot_dist"};
+    int ndef = o->cluster ? 4 : 2;
+    tr_init(&t, out, o, "rebaseline", 5 + ndef + 2);
+    t.checks = rebaseline_checks;
+    char *sql = ddl_hashdiff_sql();
+    if (!sql)
+        return DDL_EIO;
+    P(&t, "-- ods-ddl rebaseline: moves the ODS to this version's hashdiff profile: recomputes _hashdiff of every "
+          "stored version in place\n-- from its typed columns, then makes the profile the ODS's. Run the %d "
+          "statements in order (--param_load_id=ID names the run in the lease), with no transition running.\n", t.n);
+    procedure_start(&t, "no load open");
+    /* The rows first, each once (a rerun takes what is left); the profile the transition checks
+     * changes last, so a run cut short still refuses every transition. */
+    for (int i = 0; i < 2; i++) {
+        P(&t, "-- %d. %s: _hashdiff recomputed with this version's profile\nALTER TABLE %s.%s", 4 + i, tables[i], t.D,
+          tables[i]);
+        sqlw_on_cluster(&t.st, t.out, o);
+        P(&t, " UPDATE _hashdiff = %s, _hashdiff_profile = ", sql);
+        sqlw_quote(&t.st, t.out, t.profile);
+        P(&t, "\nWHERE _hashdiff_profile != ");
+        sqlw_quote(&t.st, t.out, t.profile);
+        P(&t, "\nSETTINGS mutations_sync = 2;\n\n");
+    }
+    free(sql);
+    for (int i = 0; i < ndef; i++) {
+        P(&t, "-- %d. %s: this version's profile the ODS's (what the transition checks, what new versions record)\n"
+              "ALTER TABLE %s.%s", 6 + i, tables[i], t.D, tables[i]);
+        sqlw_on_cluster(&t.st, t.out, o);
+        P(&t, " MODIFY COLUMN _hashdiff_profile LowCardinality(String) DEFAULT ");
+        sqlw_quote(&t.st, t.out, t.profile);
+        P(&t, ";\n\n");
+    }
+    st_lease_release(&t, 6 + ndef);
     return t.st;
 }
 

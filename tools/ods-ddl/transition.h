@@ -22,6 +22,10 @@ int ddl_abandon(FILE *out, const ddl_opts *o);
  * transition has folded them): its ledger row first, then what abandon removes; refuses
  * otherwise, naming why. */
 int ddl_take_back(FILE *out, const ddl_opts *o);
+/* Moves the ODS to this version's hashdiff profile (ddl_hashdiff_profile): recomputes _hashdiff
+ * of every stored version in place from its typed columns, then makes the profile the default
+ * of the stored tables, which the transition checks; under the lease, with no load open. */
+int ddl_rebaseline(FILE *out, const ddl_opts *o);
 /* Moves the rows staged under a frozen load after its freeze ({load_id:String}) to a new load
  * ({to_load_id:String}), keeping their coordinates, under the lease. */
 int ddl_move_late(FILE *out, const ddl_opts *o);

@@ -1,6 +1,7 @@
 /* test_ddl_gen: unit tests of ods-ddl's modules ddl (names, quoting, extraction), sqlw and schema
  * (every table's shape from WIRE_FIELDS: one node, cluster, per node); the engine: ods-ddl.bats. */
 #include "ddl_text.h"
+#include "profile.h"
 #include "schema.h"
 
 static void test_ident(void)
@@ -175,7 +176,8 @@ static const char *store_block(void)
     size_t n = (size_t)snprintf(buf, sizeof buf, "\n(\n");
     for (size_t i = 0; i < WIRE_NFIELDS; i++)
         n += (size_t)snprintf(buf + n, sizeof buf - n, "    %s %s,\n", WIRE_FIELDS[i].name, WIRE_FIELDS[i].ods_type);
-    snprintf(buf + n, sizeof buf - n, "    _hashdiff UInt128,\n    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n");
+    snprintf(buf + n, sizeof buf - n, "    _hashdiff UInt128,\n    _load_id String,\n    _load_ts DateTime64(3, 'UTC'),\n"
+             "    _hashdiff_profile LowCardinality(String) DEFAULT '%s'\n)\n", ddl_hashdiff_profile());
     return buf;
 }
 
@@ -190,7 +192,8 @@ static const char *ledger_block(void)
                                                  "    stale UInt64,\n    rejected UInt64");
     for (size_t i = 0; i < WIRE_NREJECT; i++)
         n += (size_t)snprintf(buf + n, sizeof buf - n, ",\n    %s UInt64", WIRE_REJECT_CLASSES[i]);
-    snprintf(buf + n, sizeof buf - n, "\n)\n");
+    snprintf(buf + n, sizeof buf - n, ",\n    wire_contract LowCardinality(String) DEFAULT '',\n"
+                                      "    hashdiff_profile LowCardinality(String) DEFAULT ''\n)\n");
     return buf;
 }
 
@@ -221,9 +224,11 @@ static void test_schema_one_node(void)
             CHECK(strncmp(p, line, (size_t)n) == 0);
             p += n;
         }
-        const char *tail = "    _hashdiff UInt128,\n    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n"
-                           "ENGINE = ReplacingMergeTree(updated_at)\n"
-                           "PARTITION BY toYYYYMMDD(created_at)\nORDER BY order_id\nCOMMENT '";
+        char tail[512];
+        snprintf(tail, sizeof tail, "    _hashdiff UInt128,\n    _load_id String,\n    _load_ts DateTime64(3, 'UTC'),\n"
+                 "    _hashdiff_profile LowCardinality(String) DEFAULT '%s'\n)\n"
+                 "ENGINE = ReplacingMergeTree(updated_at)\n"
+                 "PARTITION BY toYYYYMMDD(created_at)\nORDER BY order_id\nCOMMENT '", ddl_hashdiff_profile());
         CHECK(strncmp(p, tail, strlen(tail)) == 0);
         /* regression: toDate wraps a created_at outside 1970-2149 into another day's partition */
         CHECK(!strstr(s, "toDate(created_at)"));
@@ -281,7 +286,10 @@ static void test_schema_one_node(void)
      * written (a flag per target), kept nowhere; a view per target, each under its own flag. */
     snprintf(want, sizeof want, "CREATE TABLE IF NOT EXISTS ods.order_gate\n(\n");
     const char *g = strstr(s, want);
-    CHECK(g && strncmp(g + strlen(want) - 2, store_block() + 1, strlen(store_block()) - 4) == 0);
+    /* the stored columns up to _load_ts (the gate records no profile: its rows are never kept) */
+    size_t upto = (size_t)(strstr(store_block(), "    _load_ts ") - store_block());
+    CHECK(g && strncmp(g + strlen(want) - 2, store_block() + 1, upto - 1) == 0);
+    CHECK(g && !strstr(create_of(s, "ods.order_gate"), "_hashdiff_profile"));
     CHECK(g && strstr(g, "    _load_ts DateTime64(3, 'UTC'),\n    _topic LowCardinality(String),\n    _partition UInt64,\n"
                          "    _offset UInt64,\n    _fate Enum8('stored' = 1, 'stale' = 2, 'unchanged' = 3),\n"
                          "    _put_hot UInt8,\n    _put_stale UInt8,\n    _put_fate UInt8\n)\nENGINE = Null\nCOMMENT '") != NULL);

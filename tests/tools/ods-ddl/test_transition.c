@@ -1,6 +1,7 @@
 /* test_transition: unit tests of ods-ddl's modules transition (the 12 statements, abandon, take-back, move-late)
  * and stage (files, Kafka): every statement's shape in every mode; the engine: transition*.bats. */
 #include "ddl_text.h"
+#include "profile.h"
 #include "schema.h"
 #include "stage.h"
 #include "transition.h"
@@ -381,8 +382,8 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
                                                    "redelivered, accepted, stored, unchanged, stale, rejected");
     for (size_t i = 0; i < WIRE_NREJECT; i++)
         n += (size_t)snprintf(want + n, sizeof want - n, ", %s", WIRE_REJECT_CLASSES[i]);
-    snprintf(want + n, sizeof want - n, ")\nSELECT (SELECT max(delta) FROM ods.%s) + 1, {load_id:String}, now64(3, 'UTC'),\n",
-             loads);
+    snprintf(want + n, sizeof want - n, ", wire_contract, hashdiff_profile)\nSELECT (SELECT max(delta) FROM ods.%s) + 1, "
+             "{load_id:String}, now64(3, 'UTC'),\n", loads);
     CHECK(starts(st[10], want));
     for (int k = 1; k <= NSTMT; k++)
         CHECK_EQ_INT(count(st[k], "INSERT INTO "), k == 4 || k == 5 || (k >= 7 && k <= 10));
@@ -439,7 +440,8 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
         free(a);
         free(b);
         CHECK_EQ_INT(count(c1, "'transition 1/12: "), count(c3, "'transition 3/12: "));
-        CHECK_EQ_INT(count(c1, "'transition 1/12: "), m.allow_empty ? 3 : 4);
+        /* (the profile's check has two: the ODS records none, or another) */
+        CHECK_EQ_INT(count(c1, "'transition 1/12: "), m.allow_empty ? 5 : 6);
         /* no rows staged (unless --allow-empty), coordinates with two messages, another load
          * frozen and not committed, rows staged after the freeze */
         CHECK_EQ_INT(count(c1, "no rows are staged under load "), !m.allow_empty);
@@ -531,8 +533,8 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
              "countIf(fate = 'unchanged') AS un, countIf(fate = 'stale') AS sl\n"
              "               FROM ods.order_fates WHERE _load_id = {load_id:String}) AS g");
     CHECK_EQ_INT(count(st[10], src), 2);
-    snprintf(want, sizeof want, "\n    f.staged, f.staged - f.messages, m.acc, g.st, g.un, g.sl, m.rej, m.c0, m.c1, m.c2\n"
-             "FROM %s\nWHERE %s AND ", src, guard);
+    snprintf(want, sizeof want, "\n    f.staged, f.staged - f.messages, m.acc, g.st, g.un, g.sl, m.rej, m.c0, m.c1, m.c2, "
+             "'" WIRE_CONTRACT_VERSION "', '%s'\nFROM %s\nWHERE %s AND ", ddl_hashdiff_profile(), src, guard);
     CHECK_EQ_INT(count(st[10], want), 1);
     for (size_t i = 0; i < WIRE_NREJECT; i++) {
         snprintf(want, sizeof want, "countIf(error_class = '%s') AS c%zu", WIRE_REJECT_CLASSES[i], i);
@@ -1062,6 +1064,49 @@ static void test_take_back(void)
     }
 }
 
+/* ods-ddl rebaseline: under the lease with no load open, each stored table's _hashdiff
+ * recomputed by the one native expression where its profile is not this version's, then the
+ * profile made the tables' default (the Distributed tables' too on a cluster), last. */
+static void test_rebaseline(void)
+{
+    char *hsql = ddl_hashdiff_sql();
+    const char *prof = ddl_hashdiff_profile();
+    CHECK(hsql && prof);
+    for (int cluster = 0; cluster <= 1; cluster++) {
+        ddl_opts o = {.stg_db = "stg", .ods_db = "ods", .cluster = cluster ? "c1" : NULL};
+        int n = cluster ? 11 : 9;
+        char *s = gen(ddl_rebaseline, &o), *st[MAXSTMT + 1];
+        if (!s || !hsql || !prof || !split_stmts(s, n, st)) {
+            CHECK(0);
+            free(s);
+            break;
+        }
+        check_lease_drop(st, n);
+        CHECK(has_lease_free(st[1], "rebaseline", n));
+        char want[16384];
+        const char *oc = cluster ? " ON CLUSTER c1" : "";
+        static const char *const tables[] = {"order_snapshot_rep", "order_snapshot_hot", "order_snapshot_dist",
+                                             "order_snapshot_hot_dist"};
+        for (int k = 4; k <= 5; k++) {
+            snprintf(want, sizeof want, "ALTER TABLE ods.%s%s UPDATE _hashdiff = %s, _hashdiff_profile = '%s'\n"
+                     "WHERE _hashdiff_profile != '%s'\nSETTINGS mutations_sync = 2;", tables[k - 4], oc, hsql, prof, prof);
+            CHECK_EQ_STR(st[k], want);
+        }
+        for (int k = 6; k <= n - 2; k++) {
+            snprintf(want, sizeof want, "ALTER TABLE ods.%s%s MODIFY COLUMN _hashdiff_profile LowCardinality(String) "
+                     "DEFAULT '%s';", tables[k - 6], oc, prof);
+            CHECK_EQ_STR(st[k], want);
+        }
+        for (int k = 1; k <= 3; k += 2)
+            CHECK_EQ_INT(count(st[k], " is frozen and not committed: its run compared hashes of the old profile"), 1);
+        for (int k = 1; k <= n; k++)
+            check_messages(st[k], "rebaseline", k, n, k == 1 ? 3 : k == 3 ? 2 : k == n - 1 ? 1 : 0);
+        free_stmts(st, n);
+        free(s);
+    }
+    free(hsql);
+}
+
 /* ods-ddl move-late: rows staged under a frozen load after its freeze copied to a new load,
  * then removed from the old one: the same rows (not in the manifest) in both, and only those
  * already copied removed, so a cut-short run loses nothing when run again. */
@@ -1250,6 +1295,7 @@ int main(void)
     test_transition_names();
     test_abandon();
     test_take_back();
+    test_rebaseline();
     test_move_late();
     test_stage();
     test_kafka();

@@ -56,6 +56,7 @@ static void test_procedures(void)
     check_procedure(ddl_abandon, &o, 11);
     check_procedure(ddl_move_late, &o, 7);
     check_procedure(ddl_take_back, &o, 12);
+    check_procedure(ddl_rebaseline, &o, 11); /* with a cluster: the Distributed tables' defaults too */
     /* fewer slots than statements: refused, not cut short */
     char *text = written(ddl_transition, &o);
     sp_stmt st[4];
