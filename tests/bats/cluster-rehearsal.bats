@@ -16,7 +16,10 @@ verdicts() { cat "$BATS_FILE_TMPDIR/out"; }
 # verdict TEXT: the one "ok" line that holds TEXT
 verdict() { grep -F "$1" "$BATS_FILE_TMPDIR/out" | grep -c '^ok   '; }
 
-@test "--help goes to stdout, exit 0; usage errors exit 2 with one line" {
+@test "--help goes to stdout, exit 0; --version; usage errors exit 2 with one line" {
+    run_split "$ROOT/scripts/cluster-rehearsal" --version
+    [ "$status" -eq 0 ]
+    [ "$output" = "cluster-rehearsal $(ods_version)" ]
     run_split "$ROOT/scripts/cluster-rehearsal" --help
     [ "$status" -eq 0 ]
     [[ $output == *"--weights W,..."* ]]

@@ -182,6 +182,10 @@ packages() {
     [[ "$deps" == *"libicu"* ]]
     [[ "$deps" == *"libssl"* ]]
     [[ "$(dpkg-deb -f "$TOOLS_DEB" Depends)" == *"libexpat1"* ]]
+    # the server the functions run in: recommended and enhanced, not a dependency
+    [ "$(dpkg-deb -f "$SERVER_DEB" Recommends)" = clickhouse-server ]
+    [ "$(dpkg-deb -f "$SERVER_DEB" Enhances)" = clickhouse-server ]
+    [[ "$(dpkg-deb -f "$SERVER_DEB" Depends)" != *clickhouse* ]]
     # Every package named is installed here (the build ran against it), with a version that fits.
     run bash -c 'for d in "$@"; do dpkg-deb -f "$d" Depends; done | tr "," "\n" |
         sed -E "s/^ *([^ ]+).*/\1/" | sort -u | xargs dpkg-query -W -f="\${Package} \${Status}\n"' - "$SERVER_DEB" "$TOOLS_DEB"

@@ -120,14 +120,14 @@ load ods_sql
     run_split chlocal --no-udf --path db -q "SELECT comment FROM system.tables WHERE database = 'ods' AND name = 'order_snapshot_rep'"
     [[ "$output" == *"order-snapshot-wire-v1"* ]]
     # The view and the two tables of versions have the same columns: the 11 of the contract,
-    # _hashdiff (UInt128), _load_id, _load_ts.
+    # _hashdiff (UInt128), _load_id, _load_ts; the tables also record the hashdiff profile.
     run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_v' ORDER BY position)"
     view_cols=$output
-    run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_snapshot_hot' ORDER BY position)"
-    [ "$output" = "$view_cols" ]
-    run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_snapshot_rep' ORDER BY position)"
-    [ "$output" = "$view_cols" ]
-    [ "$output" = "['order_id','user_id','status','created_at','updated_at','items_total','discount','delivery','total','items','snapshot_date','_hashdiff','_load_id','_load_ts']" ]
+    [ "$view_cols" = "['order_id','user_id','status','created_at','updated_at','items_total','discount','delivery','total','items','snapshot_date','_hashdiff','_load_id','_load_ts']" ]
+    for t in order_snapshot_hot order_snapshot_rep; do
+        run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = '$t' ORDER BY position)"
+        [ "$output" = "${view_cols%]},'_hashdiff_profile']" ]
+    done
     run_split chlocal --no-udf --path db -q "SELECT table, type FROM system.columns WHERE database = 'ods' AND name = '_hashdiff' ORDER BY table FORMAT TSV"
     [ "$output" = "$(printf 'order_gate\tUInt128\norder_gate_stored\tUInt128\norder_manifest\tUInt128\norder_snapshot_hot\tUInt128\norder_snapshot_rep\tUInt128\norder_v\tUInt128')" ]
     # The gate: the stored columns, the coordinates, the fate and where the row is still to be
@@ -148,7 +148,7 @@ load ods_sql
     [ "$output" = "[('G','2026-01-01 00:00:00.000','L')]	[('G','2025-12-30 00:00:00.000','t',0,3,'L'),('G','2025-12-31 00:00:00.000','t',0,2,'L')]	[('L','t',0,1,'stored'),('L','t',0,2,'stale'),('L','t',0,4,'stored'),('L','t',0,5,'unchanged')]	0" ]
     # The ledger: the load, its delta and commit time, its figures, one count per reject class.
     run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_loads' ORDER BY position)"
-    [ "$output" = "['delta','_load_id','committed_at','received','redelivered','accepted','stored','unchanged','stale','rejected','not_an_object','keyset_mismatch','field_invalid']" ]
+    [ "$output" = "['delta','_load_id','committed_at','received','redelivered','accepted','stored','unchanged','stale','rejected','not_an_object','keyset_mismatch','field_invalid','wire_contract','hashdiff_profile']" ]
     # The manifest: a load's messages as its transition froze them, by coordinates: the class,
     # the raw bytes' hash (the raw itself of the rejected ones), the typed contract columns and _hashdiff;
     # the seal: one row per frozen load; the lease: who holds it, since when.
