@@ -1266,3 +1266,19 @@ show_tree() {
     [ "$n" -gt 0 ]
     [ "${#bad[@]}" -eq 0 ]
 }
+
+@test "ddl: the hot rows and stale records route with the versions: an ods-ddl schema whose hot_dist or stale_dist shards otherwise fails, naming it (issue 27)" {
+    "$BIN/ods-ddl" schema --cluster c --replicated >good.sql
+    run_split "$BIN/shard-check" ddl --cluster c good.sql
+    [ "$status" -eq 0 ] || { echo "$output $stderr_text"; return 1; }
+    [[ $output == *"ods.order_snapshot_hot_dist -> ods.order_snapshot_hot, sharding key cityHash64(order_id): ok (routed with the versions)"* ]]
+    [[ $output == *"ods.order_snapshot_stale_dist -> ods.order_snapshot_stale, sharding key cityHash64(order_id): ok (routed with the versions)"* ]]
+    [[ $output == *"ods.order_snapshot_errors_dist -> ods.order_snapshot_errors: skipped (its rows are not read by order"* ]]
+    for t in order_snapshot_hot order_snapshot_stale; do
+        sed "s/ENGINE = Distributed(c, ods, $t, cityHash64(order_id))/ENGINE = Distributed(c, ods, $t, rand())/" good.sql >bad.sql
+        [ "$(grep -c 'rand()' bad.sql)" -eq 1 ]
+        run_split "$BIN/shard-check" ddl --cluster c bad.sql
+        [ "$status" -eq 1 ]
+        [[ $stderr_text == *"ods.${t}_dist: shards by rand(), not by cityHash64(order_id) as ods.order_snapshot_dist does"* ]]
+    done
+}

@@ -41,6 +41,7 @@ typedef struct {
     char as_db[256], as_name[256];
     char **cols;
     size_t n_cols;
+    int colocate; /* a Distributed table not over the versions: 1 to check its routing, -1 to skip */
 } table;
 
 static int push(toks *ts, int type, const char *s, size_t n, long line)
@@ -809,6 +810,11 @@ int sc_ddl_check(const char *sql, size_t len, const sc_ddl_opts *o, FILE *report
     }
     size_t checked = 0;
     int any_replicated = -1;
+    /* the first checked table's sharding key: every other Distributed table on the cluster
+     * whose local table holds the key's columns must route by it too (below) */
+    char ref_key[1024] = "", ref_dist[600] = "";
+    const char *ref_used[32];
+    size_t ref_nu = 0;
     for (size_t di = 0; rc == SC_OK && di < n_tabs; di++) {
         table *d = &tabs[di];
         if (strcmp(d->engine, "Distributed") != 0)
@@ -834,8 +840,7 @@ int sc_ddl_check(const char *sql, size_t len, const sc_ddl_opts *o, FILE *report
                                 : loc && ends_with(loc->engine, "ReplacingMergeTree");
         if (!targeted) {
             if (!o->local || !loc || !ends_with(loc->engine, "ReplacingMergeTree")) {
-                fprintf(report, "%s -> %s: skipped (%s)\n", dname, lname,
-                        loc ? "not over a ReplacingMergeTree: FINAL does not apply" : "its local table is not in the input");
+                d->colocate = loc ? 1 : -1; /* judged once the versions' key is known */
                 continue;
             }
             /* a Distributed table over a ReplacingMergeTree that is not the expected one */
@@ -881,11 +886,66 @@ int sc_ddl_check(const char *sql, size_t len, const sc_ddl_opts *o, FILE *report
         char key[512] = "(none)";
         if (d->n_args >= 4)
             render(&ts, d->args[3], key, sizeof key);
+        if (!ref_dist[0] && d->n_args >= 4) {
+            snprintf(ref_key, sizeof ref_key, "%s", key);
+            snprintf(ref_dist, sizeof ref_dist, "%s", dname);
+            ref_nu = columns_used(&ts, d->args[3], ref_used, 32);
+        }
         fprintf(report, "%s -> %s on cluster %s, sharding key %s: %s\n", dname, lname, cl ? shown : "?", key,
                 c.n ? "FAIL" : "ok");
         *n_problems += c.n;
         free(cl);
         free(clx);
+    }
+    /* Rows read beside the versions (the hot rows, the stale records) must sit on the shard of
+     * their order's versions: a Distributed table whose local table holds every column of the
+     * versions' sharding key must route by the same key. One without those columns (the errors,
+     * the ledger) is not read by order. */
+    for (size_t di = 0; rc == SC_OK && di < n_tabs; di++) {
+        table *d = &tabs[di];
+        if (strcmp(d->engine, "Distributed") != 0 || !d->colocate)
+            continue;
+        char dname[600], lname[600];
+        snprintf(dname, sizeof dname, "%s%s%s", d->db, d->db[0] ? "." : "", d->name);
+        const char *ldb = arg_name(&ts, d->args[1]), *ltab = arg_name(&ts, d->args[2]);
+        if (!ldb || !ldb[0])
+            ldb = d->db;
+        snprintf(lname, sizeof lname, "%s%s%s", ldb ? ldb : "", ldb && ldb[0] ? "." : "", ltab ? ltab : "?");
+        table *loc = NULL;
+        for (size_t k = 0; ltab && k < n_tabs; k++)
+            if (!strcmp(tabs[k].name, ltab) && (!tabs[k].db[0] || !ldb[0] || !strcmp(tabs[k].db, ldb)) &&
+                strcmp(tabs[k].engine, "Distributed") != 0)
+                loc = &tabs[k];
+        /* the columns of an "AS other" local table are the other's */
+        const table *cols = loc;
+        for (size_t k = 0; loc && !loc->n_cols && loc->as_name[0] && k < n_tabs; k++)
+            if (!strcmp(tabs[k].name, loc->as_name) && (!loc->as_db[0] || !strcmp(tabs[k].db, loc->as_db)))
+                cols = &tabs[k];
+        size_t have = 0;
+        for (size_t u = 0; cols && u < ref_nu; u++)
+            for (size_t k = 0; k < cols->n_cols; k++)
+                if (!strcmp(cols->cols[k], ref_used[u])) {
+                    have++;
+                    break;
+                }
+        if (!loc || !ref_dist[0] || ref_nu == 0 || have < ref_nu) {
+            fprintf(report, "%s -> %s: skipped (%s)\n", dname, lname,
+                    !loc         ? "its local table is not in the input"
+                    : !ref_dist[0] ? "not over a ReplacingMergeTree: FINAL does not apply"
+                                   : "its rows are not read by order: not routed with the versions");
+            continue;
+        }
+        ctx c = {problems, 0, dname};
+        char key[1024] = "(none)";
+        if (d->n_args >= 4)
+            render(&ts, d->args[3], key, sizeof key);
+        if (d->n_args < 4 || strcmp(key, ref_key) != 0)
+            problem(&c, "shards by %s, not by %s as %s does, yet %s holds the versions' key: an order's rows "
+                        "there sit on another shard than its versions, and reads that join them per shard "
+                        "(the hot rows, the stale records beside _rep) miss them", key, ref_key, ref_dist, lname);
+        fprintf(report, "%s -> %s, sharding key %s: %s\n", dname, lname, key,
+                c.n ? "FAIL" : "ok (routed with the versions)");
+        *n_problems += c.n;
     }
     if (rc == SC_OK && !checked && !o->local) {
         fprintf(problems, "no Distributed table over a ReplacingMergeTree in the input: nothing FINAL could "

@@ -199,8 +199,63 @@ static void test_macros(void)
     CHECK(strstr(e.msg, "system.clusters dump") != NULL);
 }
 
+/* Rows read beside the versions go where the versions go: a Distributed table whose local table
+ * holds the versions' sharding-key columns must route by the same key (rand(), another key, no
+ * key fail); one without them (errors, ledger) is skipped; an AS table takes its source's columns. */
+static void test_colocation(void)
+{
+    const char *rep = "CREATE TABLE ods.r (order_id String, created_at DateTime, updated_at DateTime) "
+                      "ENGINE = ReplacingMergeTree(updated_at) PARTITION BY toDate(created_at) ORDER BY order_id;\n"
+                      "CREATE TABLE ods.r_dist AS ods.r ENGINE = Distributed(c, ods, r, cityHash64(order_id));\n"
+                      "CREATE TABLE ods.h (order_id String, updated_at DateTime) ENGINE = MergeTree ORDER BY order_id;\n"
+                      "CREATE TABLE ods.e (raw String, _offset UInt64) ENGINE = MergeTree ORDER BY _offset;\n"
+                      "CREATE TABLE ods.e_dist AS ods.e ENGINE = Distributed(c, ods, e, cityHash64(_offset));\n"
+                      "CREATE TABLE ods.s AS ods.h ENGINE = MergeTree ORDER BY order_id;\n";
+    static const struct {
+        const char *hot, *stale;
+        size_t problems;
+        const char *needle;
+    } cases[] = {
+        {"cityHash64(order_id)", "cityHash64(order_id)", 0, NULL},
+        {"rand()", "cityHash64(order_id)", 1, "ods.h_dist: shards by rand(), not by cityHash64(order_id) as ods.r_dist does"},
+        {"cityHash64(order_id)", "cityHash64(order_id, updated_at)", 1, "ods.s_dist: shards by cityHash64(order_id,updated_at)"},
+        {"sipHash64(order_id)", "rand()", 2, "ods.h_dist: shards by sipHash64(order_id)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char sql[2048];
+        snprintf(sql, sizeof sql,
+                 "%sCREATE TABLE ods.h_dist AS ods.h ENGINE = Distributed(c, ods, h, %s);\n"
+                 "CREATE TABLE ods.s_dist AS ods.s ENGINE = Distributed(c, ods, s, %s);\n", rep, cases[i].hot,
+                 cases[i].stale);
+        char *r, *p;
+        size_t n = 0;
+        sc_err e = {0};
+        CHECK_EQ_INT(check_sql(sql, "c", NULL, &r, &p, &n, &e), SC_OK);
+        CHECK_EQ_INT(n, cases[i].problems);
+        if (cases[i].needle)
+            CHECK(p && strstr(p, cases[i].needle));
+        CHECK(r && strstr(r, "ods.e_dist -> ods.e: skipped (its rows are not read by order"));
+        if (!cases[i].problems)
+            CHECK(r && strstr(r, "ods.s_dist -> ods.s, sharding key cityHash64(order_id): ok (routed with the versions)"));
+        free(r);
+        free(p);
+    }
+    /* no key at all on a table holding order_id */
+    char *r, *p;
+    size_t n = 0;
+    sc_err e = {0};
+    char sql[2048];
+    snprintf(sql, sizeof sql, "%sCREATE TABLE ods.h_dist AS ods.h ENGINE = Distributed(c, ods, h);\n", rep);
+    CHECK_EQ_INT(check_sql(sql, "c", NULL, &r, &p, &n, &e), SC_OK);
+    CHECK_EQ_INT(n, 1);
+    CHECK(p && strstr(p, "ods.h_dist: shards by (none), not by cityHash64(order_id)"));
+    free(r);
+    free(p);
+}
+
 int main(void)
 {
+    test_colocation();
     int rc;
     CHECK_EQ_INT(run(FIX "good-cluster.sql", NULL, NULL, &rc), 0);
     CHECK_EQ_INT(rc, SC_OK);
