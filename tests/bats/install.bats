@@ -85,6 +85,25 @@ packages() {
     diff <(expected_files) <(files_in root)
 }
 
+@test "the installed chlocal: the packages' layout as its defaults, and without an engine it says where to get one (not scripts/setup); --version exits 0 (issue 27)" {
+    install_into root
+    run_split env -u CHLOCAL_LIBCHDB root/usr/bin/chlocal --help
+    [ "$status" -eq 0 ]
+    [[ $output == *"defaults in force here (installed):"*"engine      libchdb.so"*"UDFs        /$UDF_DIR"*"UDF config  /$CONFIG_GLOB"* ]]
+    [[ $output != *"$ROOT"* ]]
+    run_split env -u CHLOCAL_LIBCHDB root/usr/bin/chlocal -q "SELECT 1"
+    [ "$status" -eq 2 ]
+    [[ $stderr_text == *"cannot load the engine"*"point CHLOCAL_LIBCHDB (or --libchdb) at libchdb.so from the npm package @chdb/lib-linux-x64-gnu"* ]]
+    [[ $stderr_text != *"scripts/setup"* ]]
+    run_split env -u CHLOCAL_LIBCHDB root/usr/bin/chlocal --version
+    [ "$status" -eq 0 ]
+    [ "$output" = "chlocal $(ods_version)" ]
+    # with the engine named, the installed one runs its queries
+    run_split root/usr/bin/chlocal --no-udf -q "SELECT 40 + 2"
+    [ "$status" -eq 0 ]
+    [ "$output" = 42 ]
+}
+
 @test "installed binaries are 0755 (the clickhouse user runs the UDFs), data files 0644" {
     install_into root
     run stat -c '%a %n' root/$UDF_DIR/hashdiff root/$UDF_DIR/order_wire_class root/usr/bin/check-cluster \

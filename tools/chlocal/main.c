@@ -24,14 +24,18 @@ static const char USAGE[] =
     "chlocal options (taken out before the engine sees the command line):\n"
     "  -h, --help            this text\n"
     "  --version             print \"chlocal VERSION\" and the engine's version, and exit\n"
-    "  --libchdb PATH        the engine library (env CHLOCAL_LIBCHDB; default: the copy\n"
-    "                        scripts/setup fetched into .deps/chdb/libchdb.so)\n"
+    "  --libchdb PATH        the engine library (env CHLOCAL_LIBCHDB)\n"
     "  --udf-dir DIR         directory of UDF binaries, passed as --user_scripts_path\n"
-    "                        (env CHLOCAL_UDF_DIR; default: the directory of chlocal)\n"
+    "                        (env CHLOCAL_UDF_DIR)\n"
     "  --udf-config GLOB     UDF definitions, passed as\n"
     "                        --user_defined_executable_functions_config\n"
-    "                        (env CHLOCAL_UDF_CONFIG; default: clickhouse-config/*_function.xml)\n"
+    "                        (env CHLOCAL_UDF_CONFIG)\n"
     "  --no-udf              install no UDFs\n"
+    "The defaults: from a build tree (the UDF binaries beside chlocal), the engine scripts/setup\n"
+    "fetched into .deps/chdb/libchdb.so, the UDFs beside chlocal and the checkout's\n"
+    "clickhouse-config/*_function.xml; installed (no UDF beside it), the server's layout the\n"
+    "packages fill, and libchdb.so found as the dynamic loader finds libraries (the packages do\n"
+    "not ship the engine: npm @chdb/lib-linux-x64-gnu). The ones in force are listed last.\n"
     "\n"
     "Everything else goes to the engine unchanged: -q/--query, --queries-file, --path,\n"
     "--format/--output-format, --input-format (data on stdin is `table`), --param_NAME=V,\n"
@@ -56,13 +60,17 @@ typedef struct {
     void (*destroy)(chdb_result *);
 } engine;
 
+/* 1 when chlocal runs beside its UDF binaries (a build tree), 0 when installed */
+static int g_build_tree;
+
 static int load_engine(const char *path, engine *e)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        fprintf(stderr, "chlocal: cannot load the engine: %s\n"
-                        "chlocal: run scripts/setup, or point CHLOCAL_LIBCHDB at libchdb.so\n",
-                dlerror());
+        fprintf(stderr, "chlocal: cannot load the engine: %s\n%s", dlerror(),
+                g_build_tree ? "chlocal: run scripts/setup, or point CHLOCAL_LIBCHDB at libchdb.so\n"
+                             : "chlocal: the packages do not ship the engine: point CHLOCAL_LIBCHDB (or --libchdb) at "
+                               "libchdb.so from the npm package @chdb/lib-linux-x64-gnu\n");
         return -1;
     }
     *(void **)&e->query_cmdline = dlsym(h, "chdb_query_cmdline");
@@ -229,14 +237,15 @@ static int run(const cl_cmd *cmd)
 }
 
 /* --version: ours, then the engine's, asked with SELECT version() the way queries run (no
- * --path: the engine writes no file). 0, or 2 when the engine cannot load or answer. */
+ * --path: the engine writes no file). 0 (an engine that cannot load or answer is said on
+ * stderr: chlocal's own version is what was asked first), 1 when stdout cannot be written. */
 static int print_version(const char *libchdb)
 {
     if (cli_version("chlocal") != 0)
         return 1;
     engine e;
     if (load_engine(libchdb, &e) != 0)
-        return 2;
+        return 0;
     char *argv[] = {"chlocal", "--query", "SELECT version()", "--output-format", "TSVRaw", NULL};
     fflush(stderr);
     int saved = dup(STDERR_FILENO), devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -258,7 +267,6 @@ static int print_version(const char *libchdb)
     int rc = 0;
     if ((err && *err) || !n) {
         fputs("chlocal: the engine did not tell its version\n", stderr);
-        rc = 2;
     } else if (printf("engine ClickHouse %.*s (libchdb)\n", (int)n, buf) < 0 || fflush(stdout) != 0) {
         rc = 1;
     }
@@ -313,12 +321,21 @@ int main(int argc, char **argv)
     if (slash)
         *slash = '\0';
 
+    /* a build tree holds the UDFs beside chlocal; an installed chlocal finds them where the
+     * packages put them for the server */
+    char probe[PATH_MAX + 32];
+    snprintf(probe, sizeof probe, "%s/order_wire_class", slash ? exe : ".");
+    g_build_tree = access(probe, X_OK) == 0;
     const char *env_lib = getenv("CHLOCAL_LIBCHDB"), *env_dir = getenv("CHLOCAL_UDF_DIR"),
                *env_cfg = getenv("CHLOCAL_UDF_CONFIG");
     cl_defaults def = {
-        .libchdb = env_lib && *env_lib ? env_lib : ODS_SOURCE_DIR "/.deps/chdb/libchdb.so",
-        .udf_dir = env_dir && *env_dir ? env_dir : slash ? exe : ".",
-        .udf_config = env_cfg && *env_cfg ? env_cfg : ODS_SOURCE_DIR "/clickhouse-config/*_function.xml",
+        .libchdb = env_lib && *env_lib ? env_lib
+                   : g_build_tree      ? ODS_SOURCE_DIR "/.deps/chdb/libchdb.so"
+                                       : "libchdb.so",
+        .udf_dir = env_dir && *env_dir ? env_dir : g_build_tree ? exe : ODS_USER_SCRIPTS_DIR,
+        .udf_config = env_cfg && *env_cfg ? env_cfg
+                      : g_build_tree      ? ODS_SOURCE_DIR "/clickhouse-config/*_function.xml"
+                                          : ODS_SERVER_CONFIG_DIR "/*_function.xml",
     };
     cl_cmd cmd;
     cl_error err = {0};
@@ -336,6 +353,8 @@ int main(int argc, char **argv)
         rc = 2;
     } else if (cmd.help) {
         fputs(USAGE, stdout);
+        printf("\ndefaults in force here (%s):\n  engine      %s\n  UDFs        %s\n  UDF config  %s\n",
+               g_build_tree ? "a build tree" : "installed", def.libchdb, def.udf_dir, def.udf_config);
     } else if (cmd.version) {
         rc = print_version(cmd.libchdb);
     } else if ((rc = check_path(&cmd)) == 0) {
