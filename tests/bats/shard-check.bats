@@ -1282,3 +1282,19 @@ show_tree() {
         [[ $stderr_text == *"ods.${t}_dist: shards by rand(), not by cityHash64(order_id) as ods.order_snapshot_dist does"* ]]
     done
 }
+
+@test "the example configs for --replicated: macros.example.xml and keeper.example.xml in config.d load in the engine, give system.macros, and ddl resolves '{cluster}' with them (issue 27)" {
+    mkdir -p cfg/config.d
+    cp "$ROOT/clickhouse-config/cluster.example.xml" cfg/config.xml
+    cp "$ROOT/clickhouse-config/macros.example.xml" "$ROOT/clickhouse-config/keeper.example.xml" cfg/config.d/
+    run_split chlocal --no-udf --config-file cfg/config.xml -q "SELECT macro, substitution FROM system.macros ORDER BY macro FORMAT TSV"
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ "$output" = "$(printf 'cluster\tods_cluster\nreplica\tch-ods-1a\nshard\t01')" ]
+    "$BIN/ods-ddl" schema --cluster '{cluster}' --replicated >repl.sql
+    run_split "$SC" ddl --cluster '{cluster}' --config cfg/config.xml repl.sql
+    [ "$status" -eq 0 ] || { echo "$output $stderr_text"; return 1; }
+    [[ $output == *"ods.order_snapshot_dist -> ods.order_snapshot_rep on cluster ods_cluster ({cluster}), sharding key cityHash64(order_id): ok"* ]]
+    # the layout the replicated tables need (internal_replication) holds on the example
+    run_split "$SC" layout --config cfg/config.xml --cluster ods_cluster --replicated
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+}
