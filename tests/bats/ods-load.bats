@@ -228,4 +228,8 @@ WRAP
     [ "$(wc -l <calls.txt)" -eq 14 ]
     [ "$(grep -c -- '^--host ch1.example --port 9440 --user etl --secure --config-file cfg.xml --param_load_id=L1 --query$' calls.txt)" -eq 14 ]
     [ "$(grep -c -- '--password' calls.txt)" -eq 0 ]
+    # a client that cannot be run: said as such, exit 1, nothing tried after it
+    run_split ods_load --load-id L1 --client "$PWD/no-such-client"
+    [ "$status" -eq 1 ]
+    [ "$stderr_text" = "ods-load: load L1: the client cannot be run: --client names the program (default clickhouse-client, on PATH) (cannot run $PWD/no-such-client: No such file or directory)" ]
 }

@@ -317,6 +317,14 @@ int ld_run(const ld_opts *o, ld_error *err)
             rc = LD_ESYSTEM;
             break;
         }
+        if (status == 127 && errs.data && !strncmp(errs.data, "cannot run ", 11)) {
+            /* the child's own words: exec failed, no statement reached an engine */
+            err->stmt = st[i].k;
+            err->msg = "the client cannot be run: --client names the program (default clickhouse-client, on PATH)";
+            copy_trim(err->detail, sizeof err->detail, errs.data, strcspn(errs.data, "\n"));
+            rc = LD_ESYSTEM;
+            break;
+        }
         if (status != 0) {
             put_captured(&errs);
             err->stmt = st[i].k;
