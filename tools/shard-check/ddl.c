@@ -606,6 +606,24 @@ static int ends_with(const char *s, const char *suffix)
     return a >= b && !strcmp(s + a - b, suffix);
 }
 
+/* The local table a Distributed table d points at (NULL when not in the input), its name as
+ * "db.table" in lname, and the bare table name in *ltab. */
+static table *local_of(const toks *ts, table *tabs, size_t n_tabs, const table *d, char *lname, size_t size,
+                       const char **ltab)
+{
+    const char *ldb = arg_name(ts, d->args[1]);
+    *ltab = arg_name(ts, d->args[2]);
+    if (!ldb || !ldb[0])
+        ldb = d->db;
+    snprintf(lname, size, "%s%s%s", ldb ? ldb : "", ldb && ldb[0] ? "." : "", *ltab ? *ltab : "?");
+    table *loc = NULL;
+    for (size_t k = 0; *ltab && k < n_tabs; k++)
+        if (!strcmp(tabs[k].name, *ltab) && (!tabs[k].db[0] || !ldb[0] || !strcmp(tabs[k].db, ldb)) &&
+            strcmp(tabs[k].engine, "Distributed") != 0)
+            loc = &tabs[k];
+    return loc;
+}
+
 typedef struct {
     FILE *problems;
     size_t n;
@@ -827,15 +845,8 @@ int sc_ddl_check(const char *sql, size_t len, const sc_ddl_opts *o, FILE *report
             *n_problems += c.n;
             continue;
         }
-        const char *ldb = arg_name(&ts, d->args[1]), *ltab = arg_name(&ts, d->args[2]);
-        if (!ldb || !ldb[0])
-            ldb = d->db;
-        snprintf(lname, sizeof lname, "%s%s%s", ldb ? ldb : "", ldb && ldb[0] ? "." : "", ltab ? ltab : "?");
-        table *loc = NULL;
-        for (size_t k = 0; ltab && k < n_tabs; k++)
-            if (!strcmp(tabs[k].name, ltab) && (!tabs[k].db[0] || !ldb[0] || !strcmp(tabs[k].db, ldb)) &&
-                strcmp(tabs[k].engine, "Distributed") != 0)
-                loc = &tabs[k];
+        const char *ltab = NULL;
+        table *loc = local_of(&ts, tabs, n_tabs, d, lname, sizeof lname, &ltab);
         int targeted = o->local ? !strcmp(o->local, lname) || (ltab && !strcmp(o->local, ltab))
                                 : loc && ends_with(loc->engine, "ReplacingMergeTree");
         if (!targeted) {
@@ -907,15 +918,8 @@ int sc_ddl_check(const char *sql, size_t len, const sc_ddl_opts *o, FILE *report
             continue;
         char dname[600], lname[600];
         snprintf(dname, sizeof dname, "%s%s%s", d->db, d->db[0] ? "." : "", d->name);
-        const char *ldb = arg_name(&ts, d->args[1]), *ltab = arg_name(&ts, d->args[2]);
-        if (!ldb || !ldb[0])
-            ldb = d->db;
-        snprintf(lname, sizeof lname, "%s%s%s", ldb ? ldb : "", ldb && ldb[0] ? "." : "", ltab ? ltab : "?");
-        table *loc = NULL;
-        for (size_t k = 0; ltab && k < n_tabs; k++)
-            if (!strcmp(tabs[k].name, ltab) && (!tabs[k].db[0] || !ldb[0] || !strcmp(tabs[k].db, ldb)) &&
-                strcmp(tabs[k].engine, "Distributed") != 0)
-                loc = &tabs[k];
+        const char *ltab = NULL;
+        table *loc = local_of(&ts, tabs, n_tabs, d, lname, sizeof lname, &ltab);
         /* the columns of an "AS other" local table are the other's */
         const table *cols = loc;
         for (size_t k = 0; loc && !loc->n_cols && loc->as_name[0] && k < n_tabs; k++)
