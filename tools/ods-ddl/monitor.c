@@ -2,6 +2,7 @@
  * query, and the check built on it that fails when a load needs a person. */
 #include "monitor.h"
 
+#include "profile.h"
 #include "sqlw.h"
 
 /* The status query's body: a SELECT of one row per load id with a column `problem` ('' when
@@ -81,8 +82,22 @@ int ddl_check(FILE *out, const ddl_opts *o, const ddl_check_limits *lim)
                        "up); prints nothing when none does\n", lim->max_open_hours, lim->max_reject_pct);
     /* throwIf takes its message as a constant: the scalar subquery makes it one */
     sqlw_put(&st, out, "WITH (SELECT if(count() = 0, '', concat('ods check: ', toString(count()), ' load(s) need a "
-                       "person: ', arrayStringConcat(groupArray(concat(load_id, ': ', problem)), '; ')))\nFROM (\n");
+                       "person: ', arrayStringConcat(groupArray(concat(load_id, ': ', problem)), '; ')))\nFROM (\n"
+                       "SELECT load_id, problem FROM (\n");
     status_select(&st, out, o, lim);
-    sqlw_put(&st, out, "\n)\nWHERE problem != '') AS _p\nSELECT throwIf(_p != '', _p)\nFORMAT Null;\n");
+    /* the ODS as a whole: hashed with this version's profile, or the next load fails */
+    const char *p = ddl_hashdiff_profile();
+    if (!p)
+        return DDL_EIO;
+    sqlw_put(&st, out, "\n)\nUNION ALL\nSELECT 'the ODS', multiIf(_have = concat('''', ");
+    sqlw_quote(&st, out, p);
+    sqlw_put(&st, out, ", ''''), '',\n    _n = 0, 'its schema records no hashdiff profile: ods-ddl migrate before the next "
+                       "load',\n    concat('its versions are hashed with ', _have, ', this version hashes with ', ");
+    sqlw_quote(&st, out, p);
+    sqlw_put(&st, out, ", ': ods-ddl rebaseline before the next load (every transition refuses until then)'))\n"
+                       "FROM (SELECT count() AS _n, any(default_expression) AS _have FROM system.columns WHERE database = ");
+    sqlw_quote(&st, out, o->ods_db);
+    sqlw_put(&st, out, " AND table = 'order_snapshot_rep' AND name = '_hashdiff_profile')\n"
+                       ")\nWHERE problem != '') AS _p\nSELECT throwIf(_p != '', _p)\nFORMAT Null;\n");
     return st;
 }
