@@ -98,3 +98,19 @@ ALTER TABLE stg.orders_raw ADD COLUMN IF NOT EXISTS _moved String MATERIALIZED '
     [ "$status" -eq 1 ]
     [[ $stderr_text == *"ods-ddl migrate: o9.order_loads.stale is UInt32, this version's UInt64: no safe statement (the column's values would change)"* ]]
 }
+
+@test "ods-ddl migrate --cluster: on a node of the example cluster, nothing to do after ods-ddl schema --cluster --per-node; a missing column is added ON CLUSTER to the local and the Distributed table" {
+    cfg=$ROOT/clickhouse-config/cluster.example.xml
+    ods_ddl schema --cluster ods_cluster --per-node >schema.sql
+    chlocal --config-file "$cfg" --path db --queries-file schema.sql
+    ods_ddl migrate --cluster ods_cluster >migrate.sql
+    run_split chlocal --config-file "$cfg" --path db --queries-file migrate.sql
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ -z "$output" ]
+    chlocal --config-file "$cfg" --path db -q "ALTER TABLE ods.order_snapshot_hot DROP COLUMN _hashdiff_profile;
+        ALTER TABLE ods.order_snapshot_hot_dist DROP COLUMN _hashdiff_profile"
+    run_split chlocal --config-file "$cfg" --path db --queries-file migrate.sql
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ "$(wc -l <<<"$output")" -eq 2 ]
+    [ "$(grep -c "^ALTER TABLE ods.order_snapshot_hot\(_dist\)\? ON CLUSTER ods_cluster ADD COLUMN IF NOT EXISTS _hashdiff_profile LowCardinality(String) DEFAULT 'order-snapshot-wire-v1/strict/xxh3_128/[0-9a-f]*' AFTER _load_ts;$" <<<"$output")" -eq 2 ]
+}
