@@ -41,7 +41,9 @@ statement() { "$BIN/ods-ddl" transition | awk -v k="$1" '/^-- [0-9]+\. / { n = $
     for args in "" "--path db" "--load-id" "--load-id -x" "--load-id L1 --bogus" "--load-id L1 extra" \
                 "--load-id L1;DROP" "--load-id L1 --path db --host h" "--load-id L1 --port 70000" \
                 "--load-id L1 --store all" "--load-id L1 --typing json" "--load-id L1 --ods-db o-2" \
-                "--load-id L1 --path=" "--load-id L1 --path no-such-dir" "--load-id L1 --path /etc/passwd"; do
+                "--load-id L1 --path=" "--load-id L1 --path no-such-dir" "--load-id L1 --path /etc/passwd" \
+                "--load-id L1 --server-wait x" "--load-id L1 --server-wait -1" "--load-id L1 --server-wait 86401" \
+                "--load-id L1 --path . --server-wait 3"; do
         # shellcheck disable=SC2086
         run_split ods_load $args
         [ "$status" -eq 2 ] || { echo "args '$args': status $status"; return 1; }
@@ -200,8 +202,13 @@ WRAP
     [ "$status" -eq 1 ]
     grep -q "ods-load: load L1 stopped by a signal at statement 8: not committed; run the same ods-load again" err.txt
     grep -q "the lease this run took (since .*) is released" err.txt
-    run kill -0 "$(cat sleeper)"
-    [ "$status" -ne 0 ]
+    # the statement's processes are gone (a zombie not yet reaped by init counts as gone)
+    sp=$(cat sleeper)
+    for _ in $(seq 1 50); do
+        [ -e "/proc/$sp" ] && [ "$(awk '{ print $3 }' "/proc/$sp/stat" 2>/dev/null)" != Z ] || break
+        sleep 0.1
+    done
+    [ ! -e "/proc/$sp" ] || [ "$(awk '{ print $3 }' "/proc/$sp/stat" 2>/dev/null)" = Z ]
     [ "$(chlocal --path db -q "SELECT count() FROM ods.order_lease_v")" -eq 0 ]
     run_split ods_load --path db --load-id L1
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
@@ -226,10 +233,50 @@ WRAP
     [ "$(sed -n 2p <<<"$output" | cut -f1,2)" = $'1\tL1' ]
     # 12 statements, the lease's time after statement 2, the ledger row at the end
     [ "$(wc -l <calls.txt)" -eq 14 ]
-    [ "$(grep -c -- '^--host ch1.example --port 9440 --user etl --secure --config-file cfg.xml --param_load_id=L1 --query$' calls.txt)" -eq 14 ]
+    [ "$(grep -c -- '^--host ch1.example --port 9440 --user etl --secure --config-file cfg.xml --param_load_id=L1 --query_id ods-load-[0-9]*-[0-9]*-[0-9]* --query$' calls.txt)" -eq 14 ]
+    # each query its own id, all of one run: what the server's system.processes shows of it
+    [ "$(grep -o -- '--query_id [^ ]*' calls.txt | sort -u | wc -l)" -eq 14 ]
+    [ "$(grep -o -- '--query_id ods-load-[0-9]*-[0-9]*' calls.txt | sort -u | wc -l)" -eq 1 ]
     [ "$(grep -c -- '--password' calls.txt)" -eq 0 ]
     # a client that cannot be run: said as such, exit 1, nothing tried after it
     run_split ods_load --load-id L1 --client "$PWD/no-such-client"
     [ "$status" -eq 1 ]
     [ "$stderr_text" = "ods-load: load L1: the client cannot be run: --client names the program (default clickhouse-client, on PATH) (cannot run $PWD/no-such-client: No such file or directory)" ]
+}
+
+@test "ods-load through a client: after a failure the lease waits for this run's queries to end on the server (system.processes, by query id); still running after --server-wait, it stays, said so" {
+    new_db db
+    stage_gen db L1 6
+    stage_gen db L2 7
+    # a client on the embedded database that fails statement 9 and answers the check of the
+    # server's processes from a script of counts (one per line, the last one repeated)
+    statement 9 >s9.sql
+    cat >clickhouse-client <<WRAP
+#!/usr/bin/env bash
+for a; do q=\$a; done
+if [[ \$q == *"FROM system.processes"* ]]; then
+    n=\$(head -1 counts); [ "\$(wc -l <counts)" -gt 1 ] && sed -i 1d counts
+    echo "\$n"; echo x >>polls; exit 0
+fi
+if [ "\$q" = "\$(cat s9.sql)" ]; then echo "Code: 210. DB::NetException: Connection reset by peer (simulated). (NETWORK_ERROR)" >&2; exit 1; fi
+for a; do [ "\$a" = --query ] && break; [[ \$a == --param_* ]] && p=\$a; done
+exec "$BIN/chlocal" --path "$PWD/db" "\$p" -q "\$q"
+WRAP
+    chmod +x clickhouse-client
+    # the server still runs a query of this run for two polls, then none: the lease goes
+    printf '1\n1\n0\n' >counts
+    PATH=$PWD:$PATH run_split ods_load --load-id L1
+    [ "$status" -eq 1 ]
+    [ "$(wc -l <polls)" -eq 3 ]
+    [[ $stderr_text == *"ods-load: L1: the lease this run took (since "*") is released"* ]]
+    [ "$(chlocal --path db -q "SELECT count() FROM ods.order_lease_v")" -eq 0 ]
+    # still running after --server-wait 1 (two polls): the lease stays, and the message says why and what to do
+    rm polls
+    chlocal --path db --param_load_id=L1 --queries-file <("$BIN/ods-ddl" abandon)
+    printf '1\n' >counts
+    PATH=$PWD:$PATH run_split ods_load --load-id L1 --server-wait 1
+    [ "$status" -eq 1 ]
+    [ "$(wc -l <polls)" -eq 2 ]
+    [[ $stderr_text == *"ods-load: L1: a query of this run may still be running on the server (query ids ods-load-"*"system.processes): the lease stays; once none runs, DROP TABLE IF EXISTS ods.order_lease"* ]]
+    [ "$(chlocal --path db -q "SELECT _load_id FROM ods.order_lease_v")" = L1 ]
 }

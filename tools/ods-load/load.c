@@ -196,11 +196,15 @@ typedef struct {
     char *argv[24];
     int nfixed;   /* argv[0..nfixed) is the program and its connection options */
     char param[160];
+    char token[64];   /* client mode: this run's query ids are TOKEN-N */
+    char qid[96];
+    int nq;
 } runner;
 
 static void runner_init(runner *r, const ld_opts *o)
 {
     int n = 0;
+    memset(r, 0, sizeof *r);
     r->o = o;
     r->argv[n++] = (char *)o->program;
     if (o->path) {
@@ -217,6 +221,10 @@ static void runner_init(runner *r, const ld_opts *o)
             r->argv[n++] = "--secure";
         if (o->client_config)
             r->argv[n++] = "--config-file", r->argv[n++] = (char *)o->client_config;
+        /* a server runs a query on after its client is gone: the ids let this run see its own */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        snprintf(r->token, sizeof r->token, "ods-load-%ld-%ld%09ld", (long)getpid(), (long)ts.tv_sec, ts.tv_nsec);
     }
     snprintf(r->param, sizeof r->param, "--param_load_id=%s", o->load_id);
     r->argv[n++] = r->param;
@@ -227,6 +235,11 @@ static void runner_init(runner *r, const ld_opts *o)
 static int runner_query(runner *r, const char *sql, cap *out, cap *errs, ld_error *err)
 {
     int n = r->nfixed;
+    if (r->token[0]) {
+        snprintf(r->qid, sizeof r->qid, "%s-%d", r->token, ++r->nq);
+        r->argv[n++] = "--query_id";
+        r->argv[n++] = r->qid;
+    }
     r->argv[n++] = r->o->path ? "-q" : "--query";
     r->argv[n++] = (char *)sql;
     r->argv[n] = NULL;
@@ -236,6 +249,28 @@ static int runner_query(runner *r, const char *sql, cap *out, cap *errs, ld_erro
     if (errs->data)
         errs->data[0] = '\0';
     return run_proc(r->argv, out, errs, err);
+}
+
+/* Client mode: waits (up to o->server_wait seconds) until the server runs no query of this run.
+ * 0 when none runs (or on the embedded engine, whose queries end with their process), -1
+ * otherwise. */
+static int server_queries_ended(runner *r, cap *out, cap *errs)
+{
+    if (!r->token[0])
+        return 0;
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count() FROM system.processes WHERE startsWith(initial_query_id, '%s-') "
+             "AND query_id != currentQueryID() FORMAT TSV", r->token);
+    for (unsigned i = 0; i <= r->o->server_wait; i++) {
+        ld_error e = {0};
+        if (runner_query(r, sql, out, errs, &e) != 0)
+            return -1;
+        if (out->data && !strcmp(out->data, "0\n"))
+            return 0;
+        if (i < r->o->server_wait)
+            sleep(1);
+    }
+    return -1;
 }
 
 static double now_s(void)
@@ -366,6 +401,13 @@ int ld_run(const ld_opts *o, ld_error *err)
         sig_atomic_t sig = g_signal;
         g_signal = 0;
         ld_error e2 = {0};
+        if (server_queries_ended(&r, &out, &errs) < 0) {
+            fprintf(stderr, "ods-load: %s: a query of this run may still be running on the server (query ids %s-*, "
+                    "system.processes): the lease stays; once none runs, DROP TABLE IF EXISTS %s.order_lease\n",
+                    o->load_id, r.token, o->ddl.ods_db);
+            g_signal = sig;
+            goto done;
+        }
         snprintf(lease_sql, sizeof lease_sql, "SELECT if(count() = 0, 'free', if(countIf(_load_id = {load_id:String} "
                  "AND toString(since) = '%s') = 1, 'ours', 'other')) FROM %s.order_lease_v FORMAT TSV", since,
                  o->ddl.ods_db);
@@ -384,6 +426,7 @@ int ld_run(const ld_opts *o, ld_error *err)
                     "next run names it\n", o->load_id);
         g_signal = sig;
     }
+done:
     free(out.data);
     free(errs.data);
     free(text);

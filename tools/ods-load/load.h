@@ -13,6 +13,8 @@ typedef struct {
     const char *program;       /* the program run per statement: chlocal or clickhouse-client */
     const char *host, *port, *user, *client_config; /* client only; NULL: the client's default */
     int secure;
+    unsigned server_wait;      /* client mode: seconds to wait for this run's queries to end on the
+                                * server before releasing the lease after a failure */
     ddl_opts ddl;              /* the transition's options (ods-ddl transition's) */
 } ld_opts;
 

@@ -12,13 +12,13 @@
 typedef struct {
     int help, version;
     ld_opts ld;
-    const char *store, *typing;
+    const char *store, *typing, *server_wait;
     char chlocal[4096]; /* the chlocal beside this program */
 } args;
 
 static const char USAGE[] =
     "usage: ods-load --load-id ID [--path DIR | [--host H] [--port P] [--user U] [--secure]\n"
-    "                [--client-config FILE]] [--client PROGRAM] [--cluster NAME]\n"
+    "                [--client-config FILE] [--server-wait S]] [--client PROGRAM] [--cluster NAME]\n"
     "                [--store changes|every] [--typing udf|sql] [--allow-empty]\n"
     "                [--stg-db NAME] [--ods-db NAME]\n"
     "       ods-load --help | --version\n"
@@ -43,6 +43,9 @@ static const char USAGE[] =
     "                        line (any process can read those)\n"
     "  --client PROGRAM      the program run for each statement (default clickhouse-client;\n"
     "                        with --path, the chlocal beside ods-load)\n"
+    "  --server-wait S       after a failure, how long to wait for this run's queries to end\n"
+    "                        on the server (they carry query ids ods-load-PID-TIME-N) before\n"
+    "                        releasing the lease; still running then, the lease stays (default 60)\n"
     "  --cluster NAME, --store MODE, --typing HOW, --allow-empty, --stg-db NAME, --ods-db NAME\n"
     "                        as for ods-ddl transition\n"
     "  -h, --help            this text\n"
@@ -66,7 +69,7 @@ static int parse(int argc, char **argv, args *a)
         {"--host", &a->ld.host},       {"--port", &a->ld.port},       {"--user", &a->ld.user},
         {"--client-config", &a->ld.client_config},
         {"--cluster", &a->ld.ddl.cluster}, {"--stg-db", &a->ld.ddl.stg_db}, {"--ods-db", &a->ld.ddl.ods_db},
-        {"--store", &a->store},        {"--typing", &a->typing},
+        {"--store", &a->store},        {"--typing", &a->typing},     {"--server-wait", &a->server_wait},
     };
     size_t nv = sizeof valued / sizeof valued[0];
     for (int i = 1; i < argc; i++) {
@@ -103,9 +106,9 @@ static int parse(int argc, char **argv, args *a)
     if (ld_check_id(a->ld.load_id) < 0)
         return cli_bad_value("ods-load", "--load-id", a->ld.load_id,
                              "1 to 128 of A-Z a-z 0-9 . _ : + / -, the first a letter or digit"), -1;
-    if (a->ld.path && (a->ld.host || a->ld.port || a->ld.user || a->ld.secure || a->ld.client_config)) {
-        fputs("ods-load: --path runs the embedded engine: no --host, --port, --user, --secure or --client-config "
-              "(try --help)\n", stderr);
+    if (a->ld.path && (a->ld.host || a->ld.port || a->ld.user || a->ld.secure || a->ld.client_config || a->server_wait)) {
+        fputs("ods-load: --path runs the embedded engine: no --host, --port, --user, --secure, --client-config or "
+              "--server-wait (try --help)\n", stderr);
         return -1;
     }
     struct stat sb;
@@ -117,6 +120,14 @@ static int parse(int argc, char **argv, args *a)
         long p = strtol(a->ld.port, &end, 10);
         if (!a->ld.port[0] || *end || p < 1 || p > 65535)
             return cli_bad_value("ods-load", "--port", a->ld.port, "a port, 1 to 65535"), -1;
+    }
+    a->ld.server_wait = 60;
+    if (a->server_wait) {
+        char *end;
+        long w = strtol(a->server_wait, &end, 10);
+        if (a->server_wait[0] < '0' || a->server_wait[0] > '9' || *end || w > 86400)
+            return cli_bad_value("ods-load", "--server-wait", a->server_wait, "whole seconds, 0 to 86400"), -1;
+        a->ld.server_wait = (unsigned)w;
     }
     if (a->store && strcmp(a->store, "changes") && strcmp(a->store, "every"))
         return cli_bad_value("ods-load", "--store", a->store, "changes or every"), -1;
