@@ -280,3 +280,31 @@ WRAP
     [[ $stderr_text == *"ods-load: L1: a query of this run may still be running on the server (query ids ods-load-"*"system.processes): the lease stays; once none runs, DROP TABLE IF EXISTS ods.order_lease"* ]]
     [ "$(chlocal --path db -q "SELECT _load_id FROM ods.order_lease_v")" = L1 ]
 }
+
+@test "ods-load: the load id rule in C equals the engine's match() with the transition's regular expression, on 1 500 generated ids" {
+    re=$(grep -o '"\^\[A-Za-z0-9\].*\$"' "$ROOT/tools/ods-ddl/ddl.h" | tr -d '"')
+    [ -n "$re" ]
+    # ids of every length 0 to 130 over an alphabet of allowed and refused characters (a quote, a
+    # space, '#', ',', a two-byte é), each with its verdict from the engine
+    chlocal -q "
+        SELECT match(s, '$re'), s FROM (
+            SELECT arrayStringConcat(arrayMap(i -> arrayElement(['A','z','0','9','.','_',':','+','/','-','a','Q','7',' ','#','''',',','é'],
+                       1 + (cityHash64(n, i) % if(n % 3 = 0, 18, 13))), range(n % 131))) AS s
+            FROM (SELECT number AS n FROM numbers(1500)))
+        FORMAT TSV" >ids.tsv
+    [ "$(wc -l <ids.tsv)" -eq 1500 ]
+    [ "$(awk -F'\t' '$1 == 1' ids.tsv | wc -l)" -gt 300 ]
+    [ "$(awk -F'\t' '$1 == 0' ids.tsv | wc -l)" -gt 300 ]
+    differ=0
+    # (the verdict first: an empty id is an empty last field, which read keeps)
+    while IFS=$'\t' read -r want id; do
+        err=$("$BIN/ods-load" --load-id "$id" --path "$PWD/no-such-dir" 2>&1 >/dev/null) || true
+        case $err in
+            *"bad value for --load-id"*) got=0 ;;
+            *"bad value for --path"*) got=1 ;;
+            *) got="? $err" ;;
+        esac
+        [ "$got" = "$want" ] || { echo "'$id': engine $want, ods-load $got"; differ=$((differ + 1)); }
+    done <ids.tsv
+    [ "$differ" -eq 0 ]
+}

@@ -31,6 +31,31 @@ int ddl_check_ident(const char *s, ddl_error *err)
     return 0;
 }
 
+int ddl_check_load_id(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n < 1 || n > 128)
+        return DDL_EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        int alnum = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (!alnum && (i == 0 || !strchr("._:+/-", c)))
+            return DDL_EINVAL;
+    }
+    return 0;
+}
+
+int ddl_set_modes(ddl_opts *o, const char *store, const char *typing, ddl_error *err)
+{
+    if (store && strcmp(store, "changes") != 0 && strcmp(store, "every") != 0)
+        return set_err(err, "changes or every", "--store");
+    if (typing && strcmp(typing, "udf") != 0 && strcmp(typing, "sql") != 0)
+        return set_err(err, "udf or sql", "--typing");
+    o->store_every = store && !strcmp(store, "every");
+    o->typing_sql = typing && !strcmp(typing, "sql");
+    return 0;
+}
+
 int ddl_check_kafka(const char *s, int is_broker_list, ddl_error *err)
 {
     if (!s || !*s)

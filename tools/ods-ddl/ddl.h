@@ -58,6 +58,16 @@ int ddl_cluster_sql(FILE *out, const char *s);
 /* 0 when s may be a Kafka broker list, topic or group name: 1 … DDL_KAFKA_MAX bytes of
  * [A-Za-z0-9._-] (a broker list also ":,[]" for host:port lists and IPv6). */
 int ddl_check_kafka(const char *s, int is_broker_list, ddl_error *err);
+/* A load id: 1 to 128 of A-Z a-z 0-9 . _ : + / -, the first a letter or digit. The statements
+ * check it with this regular expression (match()); ddl_check_load_id is the same rule in C, for
+ * the tools that check it before any statement runs. */
+#define DDL_LOAD_ID_RE "^[A-Za-z0-9][A-Za-z0-9._:+/-]{0,127}$"
+#define DDL_LOAD_ID_RULE "1 to 128 of A-Z a-z 0-9 . _ : + / -, the first a letter or digit"
+/* 0 when s is a load id, else DDL_EINVAL. */
+int ddl_check_load_id(const char *s);
+/* --store and --typing as given (NULL: the default, changes / udf) into o->store_every and
+ * o->typing_sql; DDL_EINVAL with err->what the option and err->msg what it takes. */
+int ddl_set_modes(ddl_opts *o, const char *store, const char *typing, ddl_error *err);
 /* Checks every name and value the statements will carry; 0 or DDL_EINVAL (err says which).
  * need_kafka: brokers, topic and group must be set. A source, when set, follows
  * ddl_check_kafka's rules (it becomes _topic); a file may be any path of 1 to 4096 bytes without

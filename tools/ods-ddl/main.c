@@ -304,24 +304,15 @@ static int parse(int argc, char **argv, args *a)
         fprintf(stderr, "ods-ddl: --brokers, --topic and --group apply to kafka only (try --help)\n");
         return -1;
     }
-    if (a->store && a->cmd != CMD_TRANSITION) {
-        fprintf(stderr, "ods-ddl: --store applies to transition only (try --help)\n");
+    if ((a->store || a->typing) && a->cmd != CMD_TRANSITION) {
+        fprintf(stderr, "ods-ddl: %s applies to transition only (try --help)\n", a->store ? "--store" : "--typing");
         return -1;
     }
-    if (a->store && strcmp(a->store, "changes") != 0 && strcmp(a->store, "every") != 0) {
-        cli_bad_value("ods-ddl", "--store", a->store, "changes or every");
+    ddl_error merr = {0};
+    if (ddl_set_modes(&a->ddl, a->store, a->typing, &merr) < 0) {
+        cli_bad_value("ods-ddl", merr.what, !strcmp(merr.what, "--store") ? a->store : a->typing, merr.msg);
         return -1;
     }
-    a->ddl.store_every = a->store && !strcmp(a->store, "every");
-    if (a->typing && a->cmd != CMD_TRANSITION) {
-        fprintf(stderr, "ods-ddl: --typing applies to transition only (try --help)\n");
-        return -1;
-    }
-    if (a->typing && strcmp(a->typing, "udf") != 0 && strcmp(a->typing, "sql") != 0) {
-        cli_bad_value("ods-ddl", "--typing", a->typing, "udf or sql");
-        return -1;
-    }
-    a->ddl.typing_sql = a->typing && !strcmp(a->typing, "sql");
     if ((a->open_hours || a->reject_pct) && a->cmd != CMD_CHECK) {
         fprintf(stderr, "ods-ddl: --max-open-hours and --max-reject-pct apply to check only (try --help)\n");
         return -1;

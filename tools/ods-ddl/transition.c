@@ -202,7 +202,7 @@ static void staging_checks(tr *t, int k);
 static void lease_free_problem(tr *t, int k)
 {
     first_open(t);
-    P(t, "if(NOT match({load_id:String}, '^[A-Za-z0-9][A-Za-z0-9._:+/-]{0,127}$'),\n"
+    P(t, "if(NOT match({load_id:String}, '" DDL_LOAD_ID_RE "'),\n"
          "        concat('%s %d/%d: ''', " LOAD_TEXT ", ''' is no load id: 1 to 128 characters of "
          "A-Z a-z 0-9 . _ : + / -, the first a letter or digit. Pass the id the batch was staged under "
          "(--param_load_id=ID); nothing was done'), ''),\n"
@@ -961,7 +961,7 @@ static void move_checks(tr *t, int k)
     not_committed(t);
     P(t, ", concat('%s %d/%d: load ', " LOAD_TEXT ", ' is not frozen: nothing staged under it is late; run its "
          "transition%s'), ''),\n"
-         "    if(NOT match({to_load_id:String}, '^[A-Za-z0-9][A-Za-z0-9._:+/-]{0,127}$') OR {to_load_id:String} = "
+         "    if(NOT match({to_load_id:String}, '" DDL_LOAD_ID_RE "') OR {to_load_id:String} = "
          "{load_id:String},\n"
          "        concat('%s %d/%d: the new load id ''', replaceRegexpAll({to_load_id:String}, '[^ -~]', '?'), ''' "
          "is not a load id other than ', " LOAD_TEXT ", ' (1 to 128 of A-Z a-z 0-9 . _ : + / -); nothing was done%s'), ''),\n"

@@ -19,20 +19,6 @@
 /* a statement's output and messages are kept up to this much (the engine's are short) */
 #define LD_CAPTURE_MAX (1u << 20)
 
-int ld_check_id(const char *id)
-{
-    size_t n = strlen(id);
-    if (n < 1 || n > 128)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)id[i];
-        int alnum = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-        if (!alnum && (i == 0 || !strchr("._:+/-", c)))
-            return -1;
-    }
-    return 0;
-}
-
 static void copy_trim(char *out, size_t n, const char *s, size_t len)
 {
     while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == ' ' || s[len - 1] == '.'))

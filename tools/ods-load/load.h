@@ -27,10 +27,6 @@ typedef struct {
 
 enum { LD_EFAILED = -1, LD_ESYSTEM = -2, LD_EINTR = -3 };
 
-/* 0, or -1 when id is not a load id: 1 to 128 of A-Z a-z 0-9 . _ : + / -, the first a letter
- * or digit (the transition's own rule, checked again by its statement 1). */
-int ld_check_id(const char *id);
-
 /* Runs the transition of o->load_id; a progress line per statement on stderr; at the end the
  * ledger row of the load on stdout (TSV with names). 0: committed (now or before);
  * LD_EFAILED: a statement failed (err); LD_ESYSTEM: a process could not run; LD_EINTR:

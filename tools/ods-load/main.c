@@ -103,9 +103,8 @@ static int parse(int argc, char **argv, args *a)
         fputs("ods-load: which load? --load-id ID is required (try --help)\n", stderr);
         return -1;
     }
-    if (ld_check_id(a->ld.load_id) < 0)
-        return cli_bad_value("ods-load", "--load-id", a->ld.load_id,
-                             "1 to 128 of A-Z a-z 0-9 . _ : + / -, the first a letter or digit"), -1;
+    if (ddl_check_load_id(a->ld.load_id) < 0)
+        return cli_bad_value("ods-load", "--load-id", a->ld.load_id, DDL_LOAD_ID_RULE), -1;
     if (a->ld.path && (a->ld.host || a->ld.port || a->ld.user || a->ld.secure || a->ld.client_config || a->server_wait)) {
         fputs("ods-load: --path runs the embedded engine: no --host, --port, --user, --secure, --client-config or "
               "--server-wait (try --help)\n", stderr);
@@ -129,12 +128,9 @@ static int parse(int argc, char **argv, args *a)
             return cli_bad_value("ods-load", "--server-wait", a->server_wait, "whole seconds, 0 to 86400"), -1;
         a->ld.server_wait = (unsigned)w;
     }
-    if (a->store && strcmp(a->store, "changes") && strcmp(a->store, "every"))
-        return cli_bad_value("ods-load", "--store", a->store, "changes or every"), -1;
-    a->ld.ddl.store_every = a->store && !strcmp(a->store, "every");
-    if (a->typing && strcmp(a->typing, "udf") && strcmp(a->typing, "sql"))
-        return cli_bad_value("ods-load", "--typing", a->typing, "udf or sql"), -1;
-    a->ld.ddl.typing_sql = a->typing && !strcmp(a->typing, "sql");
+    ddl_error merr = {0};
+    if (ddl_set_modes(&a->ld.ddl, a->store, a->typing, &merr) < 0)
+        return cli_bad_value("ods-load", merr.what, !strcmp(merr.what, "--store") ? a->store : a->typing, merr.msg), -1;
     ddl_error err = {0};
     if (ddl_check_opts(&a->ld.ddl, 0, &err) < 0) {
         fprintf(stderr, "ods-load: %s %s (try --help)\n", err.what ? err.what : "a name", err.msg);

@@ -197,6 +197,40 @@ static const char *ledger_block(void)
     return buf;
 }
 
+/* The load id rule in C (the tools' check before any statement) and the modes of the transition;
+ * the rule against the engine's match() on generated ids: ods-load.bats. */
+static void test_load_id_and_modes(void)
+{
+    static const char *const good[] = {"L1", "2026-03-01.orders", "a", "x:y+z/w-v_u.t", "0"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        CHECK_EQ_INT(ddl_check_load_id(good[i]), 0);
+    static const char *const bad[] = {"", "-L1", ".x", "L 1", "L'1", "L\n1", "L;1", "\xc3\xa9", "L#1", "L1\\"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK_EQ_INT(ddl_check_load_id(bad[i]), DDL_EINVAL);
+    CHECK_EQ_INT(ddl_check_load_id(NULL), DDL_EINVAL);
+    char id[130];
+    memset(id, 'a', 128);
+    id[128] = '\0';
+    CHECK_EQ_INT(ddl_check_load_id(id), 0);
+    id[128] = 'a', id[129] = '\0';
+    CHECK_EQ_INT(ddl_check_load_id(id), DDL_EINVAL);
+
+    ddl_opts o = {0};
+    ddl_error e = {0};
+    CHECK_EQ_INT(ddl_set_modes(&o, NULL, NULL, &e), 0);
+    CHECK(!o.store_every && !o.typing_sql);
+    CHECK_EQ_INT(ddl_set_modes(&o, "every", "sql", &e), 0);
+    CHECK(o.store_every && o.typing_sql);
+    CHECK_EQ_INT(ddl_set_modes(&o, "changes", "udf", &e), 0);
+    CHECK(!o.store_every && !o.typing_sql);
+    CHECK_EQ_INT(ddl_set_modes(&o, "all", NULL, &e), DDL_EINVAL);
+    CHECK_EQ_STR(e.what, "--store");
+    CHECK_EQ_STR(e.msg, "changes or every");
+    CHECK_EQ_INT(ddl_set_modes(&o, NULL, "json", &e), DDL_EINVAL);
+    CHECK_EQ_STR(e.what, "--typing");
+    CHECK_EQ_STR(e.msg, "udf or sql");
+}
+
 static void test_schema_one_node(void)
 {
     size_t n;
@@ -583,6 +617,7 @@ static void test_schema_per_node(void)
 int main(void)
 {
     test_ident();
+    test_load_id_and_modes();
     test_kafka_values();
     test_opts();
     test_quote();

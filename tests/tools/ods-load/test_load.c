@@ -1,23 +1,7 @@
-/* test_load: unit tests of ods-load's module load: the load id rule (the transition's), and the
- * message taken from an engine's stderr. The runs themselves: tests/bats/ods-load.bats. */
+/* test_load: unit tests of ods-load's module load: the message taken from an engine's stderr
+ * (the load id rule is ddl's: test_ddl.c). The runs themselves: tests/bats/ods-load.bats. */
 #include "check.h"
 #include "load.h"
-
-static void test_ids(void)
-{
-    static const char *const good[] = {"L1", "2026-03-01.orders", "a", "x:y+z/w-v_u.t", "0"};
-    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
-        CHECK_EQ_INT(ld_check_id(good[i]), 0);
-    static const char *const bad[] = {"", "-L1", ".x", "L 1", "L'1", "L\n1", "L;1", "é", "L#1", "L1\\"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        CHECK_EQ_INT(ld_check_id(bad[i]), -1);
-    char id[130];
-    memset(id, 'a', 128);
-    id[128] = '\0';
-    CHECK_EQ_INT(ld_check_id(id), 0);
-    id[128] = 'a', id[129] = '\0';
-    CHECK_EQ_INT(ld_check_id(id), -1);
-}
 
 static void test_messages(void)
 {
@@ -45,7 +29,6 @@ static void test_messages(void)
 
 int main(void)
 {
-    test_ids();
     test_messages();
     return check_report();
 }
