@@ -89,15 +89,13 @@ int ddl_check(FILE *out, const ddl_opts *o, const ddl_check_limits *lim)
     const char *p = ddl_hashdiff_profile();
     if (!p)
         return DDL_EIO;
-    sqlw_put(&st, out, "\n)\nUNION ALL\nSELECT 'the ODS', multiIf(_have = concat('''', ");
+    sqlw_put(&st, out, "\n)\nUNION ALL\nSELECT 'the ODS', multiIf(_same, '',\n    _n = 0, 'its schema records no hashdiff "
+                       "profile: ods-ddl migrate before the next load',\n    concat('its versions are hashed with ', "
+                       "_have, ', this version hashes with ', ");
     sqlw_quote(&st, out, p);
-    sqlw_put(&st, out, ", ''''), '',\n    _n = 0, 'its schema records no hashdiff profile: ods-ddl migrate before the next "
-                       "load',\n    concat('its versions are hashed with ', _have, ', this version hashes with ', ");
-    sqlw_quote(&st, out, p);
-    sqlw_put(&st, out, ", ': ods-ddl rebaseline before the next load (every transition refuses until then)'))\n"
-                       "FROM (SELECT count() AS _n, any(default_expression) AS _have FROM system.columns WHERE database = ");
-    sqlw_quote(&st, out, o->ods_db);
-    sqlw_put(&st, out, " AND table = 'order_snapshot_rep' AND name = '_hashdiff_profile')\n"
-                       ")\nWHERE problem != '') AS _p\nSELECT throwIf(_p != '', _p)\nFORMAT Null;\n");
+    sqlw_put(&st, out, ", ': ods-ddl rebaseline before the next load (every transition refuses until then)'))\nFROM ");
+    ddl_profile_read(&st, out, o->ods_db);
+    sqlw_put(&st, out, "\n)\nWHERE problem != '') AS _p\nSELECT throwIf(_p != '', _p)\nFORMAT Null;\n");
     return st;
 }
+

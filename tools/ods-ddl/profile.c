@@ -10,6 +10,7 @@
 #include "city.h"
 #include "ddl.h"
 #include "hd.h"
+#include "sqlw.h"
 
 char *ddl_hashdiff_sql(void)
 {
@@ -40,4 +41,18 @@ const char *ddl_hashdiff_profile(void)
              hd_algo_name(HD_XXH3_128), city_hash64(sql, strlen(sql)));
     free(sql);
     return id;
+}
+
+void ddl_profile_read(int *st, FILE *out, const char *ods_db)
+{
+    const char *p = ddl_hashdiff_profile();
+    if (!p) {
+        *st = DDL_EIO;
+        return;
+    }
+    sqlw_put(st, out, "(SELECT count() AS _n, any(default_expression) AS _have, _have = concat('''', ");
+    sqlw_quote(st, out, p);
+    sqlw_put(st, out, ", '''') AS _same FROM system.columns WHERE database = ");
+    sqlw_quote(st, out, ods_db);
+    sqlw_put(st, out, " AND table = 'order_snapshot_rep' AND name = '_hashdiff_profile')");
 }

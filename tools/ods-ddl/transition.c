@@ -242,9 +242,7 @@ static void st_lease_take(tr *t, int k)
  * again, so nothing runs until the ODS is re-baselined. */
 static void profile_problem(tr *t, int k)
 {
-    P(t, "    (SELECT multiIf(_have = concat('''', ");
-    sqlw_quote(&t->st, t->out, t->profile);
-    P(t, ", ''''), '',\n"
+    P(t, "    (SELECT multiIf(_same, '',\n"
          "            _n = 0, concat('%s %d/%d: the ODS does not record what its versions were hashed with (a schema "
          "from before the hashdiff profile was kept): bring it to this version with ods-ddl migrate first; nothing "
          "was done%s'),\n"
@@ -254,10 +252,9 @@ static void profile_problem(tr *t, int k)
     sqlw_quote(&t->st, t->out, t->profile);
     P(t, ", ': a release changed what _hashdiff hashes, and comparing the two would store every order again. "
          "Re-baseline the ODS first (ods-ddl rebaseline, docs/operations.md); nothing was done%s'))\n"
-         "         FROM (SELECT count() AS _n, any(default_expression) AS _have FROM system.columns WHERE database = ",
-      kept(t, k));
-    sqlw_quote(&t->st, t->out, t->D);
-    P(t, " AND table = 'order_snapshot_rep' AND name = '_hashdiff_profile'))");
+         "         FROM ", kept(t, k));
+    ddl_profile_read(&t->st, t->out, t->D);
+    P(t, ")");
 }
 
 /* 3: nothing is written when the load cannot be frozen exactly. */
