@@ -1298,3 +1298,27 @@ show_tree() {
     run_split "$SC" layout --config cfg/config.xml --cluster ods_cluster --replicated
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
 }
+
+@test "ddl: the routing of hot rows and stale records read from the engine's own CREATE texts (system.tables of a node of the example cluster): ok as ods-ddl writes it, FAIL once hot_dist is rand()" {
+    cfg=$ROOT/clickhouse-config/cluster.example.xml
+    for variant in good bad; do
+        "$BIN/ods-ddl" schema --cluster ods_cluster --per-node >schema.sql
+        if [ "$variant" = bad ]; then
+            sed -i 's/ENGINE = Distributed(ods_cluster, ods, order_snapshot_hot, cityHash64(order_id))/ENGINE = Distributed(ods_cluster, ods, order_snapshot_hot, rand())/' schema.sql
+            [ "$(grep -c 'rand()' schema.sql)" -eq 1 ]
+        fi
+        rm -rf "db-$variant"
+        chlocal --no-udf --config-file "$cfg" --path "db-$variant" --queries-file schema.sql
+        chlocal --no-udf --config-file "$cfg" --path "db-$variant" -q "
+            SELECT create_table_query FROM system.tables WHERE database IN ('stg', 'ods') ORDER BY name FORMAT TSVRaw" >"show-$variant.sql"
+        run_split "$SC" ddl --cluster ods_cluster "show-$variant.sql"
+        if [ "$variant" = good ]; then
+            [ "$status" -eq 0 ] || { echo "$output $stderr_text"; return 1; }
+            [[ $output == *"ods.order_snapshot_hot_dist -> ods.order_snapshot_hot, sharding key cityHash64(order_id): ok (routed with the versions)"* ]]
+            [[ $output == *"ods.order_snapshot_stale_dist -> ods.order_snapshot_stale, sharding key cityHash64(order_id): ok (routed with the versions)"* ]]
+        else
+            [ "$status" -eq 1 ]
+            [[ $stderr_text == *"ods.order_snapshot_hot_dist: shards by rand(), not by cityHash64(order_id) as ods.order_snapshot_dist does"* ]]
+        fi
+    done
+}
