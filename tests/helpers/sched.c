@@ -32,7 +32,8 @@ static const char USAGE[] =
     "order_snapshot_rep are what the model of the promised semantics says (docs/testing.md,\n"
     "\"Random schedules\"). Steps: stage rows (valid, invalid, re-sent, redelivered, conflicting,\n"
     "late, under a mistyped id), run statements a..b of a load, interleave two loads, SIGKILL\n"
-    "inside a statement, OPTIMIZE ... FINAL, clear the lease, abandon, move late rows.\n"
+    "inside a statement, OPTIMIZE ... FINAL, clear the lease, abandon, move late rows, take back the\n"
+    "latest committed load.\n"
     "\n"
     "  --bin DIR          the build's bin directory (chlocal, ods-ddl)\n"
     "  --work DIR         where each schedule gets its directory seed-S (kept when it diverged)\n"
@@ -75,8 +76,9 @@ static const char USAGE[] =
 
 enum { CLS_OK, CLS_NAO, CLS_KEYSET, CLS_FIELD };
 static const char *const CLS_NAME[] = {"", "not_an_object", "keyset_mismatch", "field_invalid"};
-enum { OP_STAGE, OP_RUN, OP_KILL, OP_OPTIMIZE, OP_CLEAR, OP_ABANDON, OP_MOVE };
-static const char *const OP_NAME[] = {"stage", "run", "kill", "optimize", "clear-lease", "abandon", "move-late"};
+enum { OP_STAGE, OP_RUN, OP_KILL, OP_OPTIMIZE, OP_CLEAR, OP_ABANDON, OP_MOVE, OP_TAKE_BACK };
+static const char *const OP_NAME[] = {"stage", "run", "kill", "optimize", "clear-lease", "abandon", "move-late",
+                                       "take-back"};
 enum { SAB_NONE, SAB_SKIP_LEASE, SAB_NO_STAGING, SAB_NO_SEAL, SAB_NO_COMMIT };
 static const char *const SAB_NAME[] = {"none", "skip-lease", "no-staging-check", "no-seal", "no-commit"};
 static const int SAB_STMT[] = {0, 2, 3, 5, 10};
@@ -98,7 +100,7 @@ static int g_late_copy_ignored = 1;
 static unsigned g_avoid_kill; /* bit k: no kill inside statement k */
 static int g_avoid_from12, g_avoid_latecopy, g_avoid_nogate;
 static char *g_stmt[NSTMT + 1]; /* the transition's statements 1..12, heading comment included */
-static char *g_schema, *g_abandon, *g_move;
+static char *g_schema, *g_abandon, *g_move, *g_take_back;
 
 /* ------------------------------------------------------------------------------------------ */
 /* a growable text buffer */
@@ -495,6 +497,11 @@ typedef struct {
 } row;
 
 typedef struct {
+    int present, msg, load;
+    int64_t ts;
+} version;
+
+typedef struct {
     char id[160];
     int kind; /* K_REAL, K_TYPO, ... (the generator's business) */
     int sealed, committed, freeze_seq, staged_at_freeze;
@@ -505,12 +512,10 @@ typedef struct {
     int pend[MAXROW], froz[MAXROW]; /* rows: the first received copy per coordinates */
     int delta;
     long fig[NFIG];
+    int folded;              /* committed: its versions folded into _rep by a later statement 7 (1),
+                              * not (0), or maybe (-1: that statement was killed inside) */
+    version before[NORD];    /* committed: what order_v showed before its commit */
 } load;
-
-typedef struct {
-    int present, msg, load;
-    int64_t ts;
-} version;
 
 typedef struct {
     load l[MAXLOAD];
@@ -630,6 +635,8 @@ static void commit(model *m, int L)
     }
     version prior[NORD];
     memcpy(prior, m->cur, sizeof prior);
+    memcpy(l->before, m->cur, sizeof l->before);
+    l->folded = 0;
     int done[MAXROW] = {0};
     for (int i = 0; i < l->nfroz; i++) {
         const msg *mi = &g_msg[g_row[l->froz[i]].msg];
@@ -820,6 +827,15 @@ static void apply_stmt(model *m, int L, int k)
             l->errs_done = l->gate_done = 0;
         }
         break;
+    case 7:
+        /* the fold: every committed load's versions into _rep (one that stored none has nothing);
+         * like every writing statement, not in a committed load's rerun */
+        if (l->committed)
+            break;
+        for (int i = 0; i < m->nl; i++)
+            if (m->l[i].committed && m->l[i].fig[3] > 0)
+                m->l[i].folded = 1;
+        break;
     case 8:
         l->errs_done = 1;
         break;
@@ -855,6 +871,51 @@ static int model_abandon(model *m, int L, char *why, size_t wn)
         return 1;
     }
     load *l = &m->l[L];
+    l->sealed = l->has_pending = l->pending_unknown = 0;
+    l->npend = l->nfroz = l->staged_at_freeze = 0;
+    l->errs_done = l->gate_done = 0;
+    return 0;
+}
+
+/* take-back (a procedure under the lease): the latest committed load, while no later statement 7
+ * has folded its versions and no other load is open, goes back: order_v shows what it showed
+ * before its commit, the ledger loses its row, and the load is as if never run (its staged rows
+ * stay). A frozen load not committed is removed as abandon removes it. Fails at its statement 1,
+ * taking no lease, otherwise. (The generator plans none while the fold is unknown.) */
+static int model_take_back(model *m, int L, char *why, size_t wn)
+{
+    load *l = &m->l[L];
+    if (!valid_id(l->id)) {
+        snprintf(why, wn, "'%s' is not a load id", l->id);
+        return 1;
+    }
+    if (m->holder >= 0 || m->lease_empty) {
+        snprintf(why, wn, "the lease is held by %s", m->holder >= 0 ? m->l[m->holder].id : "nobody");
+        return 1;
+    }
+    if (l->committed) {
+        if (l->delta != m->ndelta) {
+            snprintf(why, wn, "%s is not the latest committed load", l->id);
+            return 1;
+        }
+        if (l->folded) {
+            snprintf(why, wn, "the versions of %s are folded", l->id);
+            return 1;
+        }
+        int o = other_open(m, L);
+        if (o >= 0) {
+            snprintf(why, wn, "load %s is frozen and not committed", m->l[o].id);
+            return 1;
+        }
+        memcpy(m->cur, l->before, sizeof m->cur);
+        m->ndelta--;
+        l->committed = 0;
+        l->delta = 0;
+        memset(l->fig, 0, sizeof l->fig);
+    } else if (!l->sealed) {
+        snprintf(why, wn, "%s is not committed", l->id);
+        return 1;
+    }
     l->sealed = l->has_pending = l->pending_unknown = 0;
     l->npend = l->nfroz = l->staged_at_freeze = 0;
     l->errs_done = l->gate_done = 0;
@@ -1300,7 +1361,14 @@ static void choose_op(void)
     for (int i = 0; i < g_nreal; i++)
         if (i != c && !M.l[i].committed && (other < 0 || pct(50)))
             other = i;
-    enum { W_STAGE, W_RUN, W_PREFIX, W_KILL, W_CONT, W_INTER, W_OPT, W_CLEAR, W_ABANDON, W_LATE, W_MOVE, W_WEIRD, W_N };
+    /* the latest committed load, for take-back (none while a fold cut short leaves it unknown) */
+    int latest = -1;
+    for (int i = 0; i < M.nl; i++)
+        if (M.l[i].committed && M.l[i].delta == M.ndelta)
+            latest = i;
+    int takeable = latest >= 0 && M.l[latest].folded >= 0;
+    enum { W_STAGE, W_RUN, W_PREFIX, W_KILL, W_CONT, W_INTER, W_OPT, W_CLEAR, W_ABANDON, W_LATE, W_MOVE, W_TAKE,
+           W_WEIRD, W_N };
     int w[W_N] = {0};
     w[W_STAGE] = c >= 0 && !M.l[c].sealed ? 12 : 0;
     w[W_RUN] = c >= 0 ? 22 : 2;
@@ -1313,6 +1381,7 @@ static void choose_op(void)
     w[W_ABANDON] = sealed_open >= 0 ? 5 : any_sealed >= 0 ? 1 : 0;
     w[W_LATE] = any_sealed >= 0 ? 6 : 0;
     w[W_MOVE] = late_load >= 0 && g_move ? 14 : 0;
+    w[W_TAKE] = takeable && g_take_back ? 6 : 0;
     w[W_WEIRD] = 4;
     if (!g_abandon)
         w[W_ABANDON] = 0;
@@ -1432,6 +1501,21 @@ static void choose_op(void)
         plan_run(T, 1, NSTMT);
         break;
     }
+    case W_TAKE: {
+        /* mostly the latest committed load; now and then an older one or a frozen one not committed */
+        int T = latest;
+        if (pct(20)) {
+            for (int i = 0; i < M.nl; i++)
+                if (i != latest && (M.l[i].committed || M.l[i].sealed) && pct(50))
+                    T = i;
+        }
+        if ((M.holder >= 0 || M.lease_empty) && pct(85))
+            plan(OP_CLEAR, -1);
+        plan(OP_TAKE_BACK, T);
+        if (pct(50))
+            plan_run(T, 1, NSTMT);
+        break;
+    }
     default: {
         int kinds[] = {K_EMPTY, K_INVALID, K_NOROWS, K_TYPO};
         int kind = kinds[rn(4)];
@@ -1513,8 +1597,11 @@ static int g_nproc_kind[4];
 /* figures */
 static int g_kills[4], g_unsure, g_pred_fail;
 /* coverage counters, summed over schedules: what the schedules actually exercised */
-enum { CV_OP = 0, CV_FAIL_AT = 7, CV_KILL_TOOK = 20, CV_KILL_NOT = 33, CV_STORED = 46, CV_UNCHANGED, CV_STALE,
-       CV_REDELIVERED, CV_REJECTED, CV_MOVED, CV_N };
+#define NOPS ((int)(sizeof OP_NAME / sizeof OP_NAME[0]))
+enum { CV_OP = 0, CV_FAIL_AT = CV_OP + 8, CV_KILL_TOOK = CV_FAIL_AT + NSTMT + 1, CV_KILL_NOT = CV_KILL_TOOK + NSTMT + 1,
+       CV_STORED = CV_KILL_NOT + NSTMT + 1, CV_UNCHANGED, CV_STALE, CV_REDELIVERED, CV_REJECTED, CV_MOVED, CV_TAKEN,
+       CV_N };
+_Static_assert(CV_FAIL_AT - CV_OP >= NOPS, "a coverage counter per operation");
 static long g_cov[CV_N];
 
 static void outfile(buf *b)
@@ -1632,6 +1719,11 @@ static void sql_step(buf *b, int i, int last)
         sql_param(b, "load_id", M.l[s->load].id);
         sql_param(b, "to_load_id", M.l[s->load2].id);
         sql_stmt(b, g_move);
+        sql_marker(b, "#T", i, 0);
+        break;
+    case OP_TAKE_BACK:
+        sql_param(b, "load_id", M.l[s->load].id);
+        sql_stmt(b, g_take_back);
         sql_marker(b, "#T", i, 0);
         break;
     }
@@ -1897,6 +1989,7 @@ static void describe(int i)
     case OP_CLEAR: sfmt(s->desc, sizeof s->desc, "clear the lease (DROP TABLE IF EXISTS ods.order_lease)"); break;
     case OP_ABANDON: sfmt(s->desc, sizeof s->desc, "abandon '%s'", id); break;
     case OP_MOVE: sfmt(s->desc, sizeof s->desc, "move-late '%s' to '%s'", id, M.l[s->load2].id); break;
+    case OP_TAKE_BACK: sfmt(s->desc, sizeof s->desc, "take-back '%s'", id); break;
     }
 }
 
@@ -2006,14 +2099,17 @@ static int predict_step(int i)
         M.lease_empty = 0;
         return P_OK;
     case OP_ABANDON:
-    case OP_MOVE: {
+    case OP_MOVE:
+    case OP_TAKE_BACK: {
         g_tmp = M;
-        int r = s->op == OP_ABANDON ? model_abandon(&g_tmp, s->load, why, sizeof why)
-                                    : model_move(&g_tmp, s->load, s->load2, why, sizeof why);
+        int r = s->op == OP_ABANDON   ? model_abandon(&g_tmp, s->load, why, sizeof why)
+                : s->op == OP_MOVE    ? model_move(&g_tmp, s->load, s->load2, why, sizeof why)
+                                      : model_take_back(&g_tmp, s->load, why, sizeof why);
         if (r) {
             g_pred_fail++;
             return P_FAIL;
         }
+        g_cov[CV_TAKEN] += s->op == OP_TAKE_BACK && M.l[s->load].committed;
         M = g_tmp;
         return P_OK;
     }
@@ -2091,8 +2187,10 @@ static int flush(chain *ch)
                     char why[512];
                     if (s->op == OP_ABANDON)
                         model_abandon(&M, s->load, why, sizeof why);
-                    else
+                    else if (s->op == OP_MOVE)
                         model_move(&M, s->load, s->load2, why, sizeof why);
+                    else
+                        model_take_back(&M, s->load, why, sizeof why);
                 }
                 if (s->proc < (int)sizeof g_proc_dead)
                     g_proc_dead[s->proc] = 1;
@@ -2306,6 +2404,11 @@ static int do_kill(int i)
                     took = !has_line(rdx, 'H', NULL, 1);
             } else if (k == 4 && !M.l[L].sealed) {
                 M.l[L].pending_unknown = 1;
+            } else if (k == 7 && !M.l[L].committed) {
+                /* a fold cut short: a committed load's versions may be in _rep, or not yet */
+                for (int j = 0; j < M.nl; j++)
+                    if (M.l[j].committed && M.l[j].fig[3] > 0 && M.l[j].folded != 1)
+                        M.l[j].folded = -1;
             } else if ((k == 8 || k == 9) && M.l[L].sealed && !M.l[L].committed) {
                 /* cut short or complete: the commit will tell */
                 int *d = k == 8 ? &M.l[L].errs_done : &M.l[L].gate_done;
@@ -2783,6 +2886,9 @@ int main(int argc, char **argv)
     }
     g_abandon = ods_ddl("abandon");
     g_move = ods_ddl("move-late");
+    g_take_back = ods_ddl("take-back");
+    if (g_take_back)
+        chop(g_take_back);
     if (g_abandon)
         chop(g_abandon);
     if (g_move)
@@ -2923,7 +3029,7 @@ int main(int argc, char **argv)
            ucpu[0] + ucpu[1] + ucpu[2] + ucpu[3], ran ? (ucpu[0] + ucpu[1] + ucpu[2] + ucpu[3]) / (double)ran : 0.0,
            ucpu[0], uproc[0], ucpu[1], uproc[1], ucpu[2], uproc[2], ucpu[3], uproc[3]);
     printf("coverage: steps");
-    for (int o = 0; o < 7; o++)
+    for (int o = 0; o < NOPS; o++)
         printf(" %s %ld", OP_NAME[o], cov[CV_OP + o]);
     printf("; runs stopped (as predicted) at statement");
     for (int k = 1; k <= NSTMT; k++)
@@ -2933,8 +3039,10 @@ int main(int argc, char **argv)
     for (int k = 1; k <= NSTMT; k++)
         if (cov[CV_KILL_TOOK + k] || cov[CV_KILL_NOT + k])
             printf(" %d: %ld/%ld", k, cov[CV_KILL_TOOK + k], cov[CV_KILL_NOT + k]);
-    printf("; ledger: stored %ld, unchanged %ld, stale %ld, redelivered %ld, rejected %ld; late rows moved %ld\n",
-           cov[CV_STORED], cov[CV_UNCHANGED], cov[CV_STALE], cov[CV_REDELIVERED], cov[CV_REJECTED], cov[CV_MOVED]);
+    printf("; ledger: stored %ld, unchanged %ld, stale %ld, redelivered %ld, rejected %ld; late rows moved %ld; "
+           "committed loads taken back %ld\n",
+           cov[CV_STORED], cov[CV_UNCHANGED], cov[CV_STALE], cov[CV_REDELIVERED], cov[CV_REJECTED], cov[CV_MOVED],
+           cov[CV_TAKEN]);
     if (next < count)
         printf("stopped by a signal after %llu of %llu schedules (seeds %llu to %llu)\n", (unsigned long long)ran,
                (unsigned long long)count, (unsigned long long)seed, (unsigned long long)(seed + next - 1));
