@@ -80,7 +80,7 @@ check() { run_split chlocal --path db --queries-file check.sql; }
     [ "$(verdict C1)" = "1 rows staged after the freeze: ods-ddl move-late to a new load id, then run both" ]
     check
     [ "$status" -eq 1 ]
-    [[ $stderr_text == *"ods check: 1 load(s) need a person: C1: 1 rows staged after the freeze"* ]]
+    [[ $stderr_text == *"ods check: 1 problem(s) need a person: C1: 1 rows staged after the freeze"* ]]
     chlocal --path db -q "ALTER TABLE stg.orders_raw DELETE WHERE _raw_hash = cityHash64('late') SETTINGS mutations_sync = 2"
 
     # a load staged 30 hours ago, never committed; a lease held 30 hours
@@ -89,7 +89,7 @@ check() { run_split chlocal --path db --queries-file check.sql; }
         CREATE TABLE ods.order_lease ENGINE = Log AS SELECT 'S1' AS _load_id, now64(3, 'UTC') - toIntervalHour(30) AS since"
     check
     [ "$status" -eq 1 ]
-    [[ $stderr_text == *"ods check: 2 load(s) need a person: "* ]]
+    [[ $stderr_text == *"ods check: 2 problem(s) need a person: "* ]]
     [[ $stderr_text == *"O1: not committed 24 hours after its staging: run it (ods-load), or abandon it (ods-ddl abandon)"* ]]
     [[ $stderr_text == *"S1: running for more than 24 hours: a run that died? clear the lease once none runs, then rerun"* ]]
     # a longer limit passes them
@@ -128,7 +128,7 @@ check() { run_split chlocal --path db --queries-file check.sql; }
     [ "$(verdict C2)" = "committed, but still holds the lease: a run died after its commit; clear the lease once none runs" ]
     check
     [ "$status" -eq 1 ]
-    [[ $stderr_text == *"ods check: 1 load(s) need a person: C2: committed, but still holds the lease"* ]]
+    [[ $stderr_text == *"ods check: 1 problem(s) need a person: C2: committed, but still holds the lease"* ]]
 }
 
 @test "ods-ddl status and check: usage (thresholds for check only, in range), and --cluster reads the ledger and hot rows through the cluster" {

@@ -81,7 +81,7 @@ int ddl_check(FILE *out, const ddl_opts *o, const ddl_check_limits *lim)
                        "staging, running that long,\n-- late rows, more than %u %% rejected, a ledger that does not add "
                        "up); prints nothing when none does\n", lim->max_open_hours, lim->max_reject_pct);
     /* throwIf takes its message as a constant: the scalar subquery makes it one */
-    sqlw_put(&st, out, "WITH (SELECT if(count() = 0, '', concat('ods check: ', toString(count()), ' load(s) need a "
+    sqlw_put(&st, out, "WITH (SELECT if(count() = 0, '', concat('ods check: ', toString(count()), ' problem(s) need a "
                        "person: ', arrayStringConcat(groupArray(concat(load_id, ': ', problem)), '; ')))\nFROM (\n"
                        "SELECT load_id, problem FROM (\n");
     status_select(&st, out, o, lim);

@@ -376,7 +376,8 @@ int ld_run(const ld_opts *o, ld_error *err)
         if (status != 0 || strchr(out.data ? out.data : "", '\n') == NULL ||
             !strchr(strchr(out.data, '\n') + 1, '\n')) {
             put_captured(&errs);
-            err->msg = "every statement ran, yet the ledger holds no row for the load";
+            err->msg = "every statement ran, yet the ledger holds no row for the load: it is not committed; "
+                       "ods-ddl status shows its state, and the same ods-load run again completes it";
             ld_engine_message(errs.data ? errs.data : "", err->detail, sizeof err->detail);
             rc = LD_EFAILED;
         } else {
