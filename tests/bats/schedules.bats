@@ -345,7 +345,9 @@ WRAP
 
 @test "a process that dies of a signal is named with it in the reproduction (soak seed 912738)" {
     # Found: a process ended after 4 s with nothing on stderr, before its first statement; the
-    # reproduction said only "exit -1". Here the third chlocal of the schedule aborts itself.
+    # reproduction said only "exit -1". Here the third chlocal of the schedule aborts itself: its
+    # first query is statement 1, which writes, so this is a divergence, not an engine fault that
+    # could be run again (the next tests).
     fake_bin_with_chlocal <<WRAP
 #!/usr/bin/env bash
 n=\$(cat "$BATS_TEST_TMPDIR/calls" 2>/dev/null || echo 0)
@@ -390,4 +392,65 @@ WRAP
     run_statements L2 1 12
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
     [ "$(chlocal --path db -q "SELECT received, redelivered, accepted, rejected FROM ods.order_loads WHERE _load_id = 'L2'" | tr '\t' ' ')" = "4 2 2 0" ]
+}
+
+# fake_faulty_chlocal N TIMES: a chlocal that, from its N-th call on, TIMES times in all, fails as
+# the engine did in soak seed 924396 (finding 10): its table loading at start-up fails, nothing
+# runs, exit 1. Its calls are counted in $BATS_TEST_TMPDIR/calls.
+fake_faulty_chlocal() {
+    fake_bin_with_chlocal <<WRAP
+#!/usr/bin/env bash
+n=\$(( \$(cat "$BATS_TEST_TMPDIR/calls" 2>/dev/null || echo 0) + 1 ))
+echo \$n >"$BATS_TEST_TMPDIR/calls"
+if (( n >= $1 && n < $1 + $2 )); then
+    echo "Code: 695. DB::Exception: Waited job failed: Code: 1001. DB::Exception: Load job 'load table ods.order_loads' failed: std::exception. Code: 1001, type: std::__1::system_error, e.what() = recursive_mutex lock failed: Invalid argument. (ASYNC_LOAD_WAIT_FAILED)" >&2
+    exit 1
+fi
+exec "$BIN/chlocal" "\$@"
+WRAP
+}
+
+@test "regression (schedules, soak seed 924396): a table that fails to load at the engine's start-up is an engine fault: the process runs again, counted apart, no divergence" {
+    # Found: a process failed in 0.13 s, before its first statement, with the engine's async
+    # table loading error (chdb-io/chdb#60); nothing was written, yet the schedule diverged.
+    fake_faulty_chlocal 3 1
+    run_split "$SCHED" --bin "$PWD/bin" --work "$BATS_TEST_TMPDIR/w" --seed 901444 --count 1 --jobs 1 --keep
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(tail -1 <<<"$output")" = "schedules: 1 run, 0 diverged" ]
+    grep -Fx "engine faults: 1 processes failed in the engine's start-up with nothing written and were run again" <<<"$output"
+    grep -E "^seed 901444: process p003\.sql: engine fault \(exit 1: Code: 695\..*ASYNC_LOAD_WAIT_FAILED\)\), run again$" <<<"$output"
+    grep -E '^# process p003\.sql: engine fault \(exit 1, [0-9.]+ s: .*\), run again; its stderr is p003\.err\.fault1$' "$BATS_TEST_TMPDIR/w/seed-901444/repro.txt"
+    grep -F ASYNC_LOAD_WAIT_FAILED "$BATS_TEST_TMPDIR/w/seed-901444/p003.err.fault1"
+    # the fault ran nothing: the same schedule, fault-free, ran one process fewer
+    [ "$(cat "$BATS_TEST_TMPDIR/calls")" -eq 6 ]
+}
+
+@test "an engine fault that persists is a divergence: a process is run again three times, not forever" {
+    fake_faulty_chlocal 3 1000
+    run_split "$SCHED" --bin "$PWD/bin" --work "$BATS_TEST_TMPDIR/w" --seed 901444 --count 1 --jobs 1
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [ "$(tail -1 <<<"$output")" = "schedules: 1 run, 1 diverged" ]
+    [ "$(grep -c '^seed 901444: process p003\.sql: engine fault' <<<"$output")" -eq 3 ]
+    grep -E '^seed 901444: step [0-9]+: .*ASYNC_LOAD_WAIT_FAILED' <<<"$output"
+    [ "$(cat "$BATS_TEST_TMPDIR/calls")" -eq 6 ]
+}
+
+@test "a process killed by a signal while its first query writes nothing is an engine fault, run again (soak seed 912738)" {
+    # The second process of seed 901444 opens with the read of the state after step 1: a signal
+    # before any output there wrote nothing, so it runs again. (A signal while the first query
+    # is a statement stays a divergence: the test above.)
+    fake_bin_with_chlocal <<WRAP
+#!/usr/bin/env bash
+n=\$(( \$(cat "$BATS_TEST_TMPDIR/calls" 2>/dev/null || echo 0) + 1 ))
+echo \$n >"$BATS_TEST_TMPDIR/calls"
+[ "\$n" -ne 2 ] || kill -ABRT \$\$
+exec "$BIN/chlocal" "\$@"
+WRAP
+    run_split "$SCHED" --bin "$PWD/bin" --work "$BATS_TEST_TMPDIR/w" --seed 901444 --count 1 --jobs 1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(tail -1 <<<"$output")" = "schedules: 1 run, 0 diverged" ]
+    grep -Fx "seed 901444: process p002.sql: engine fault (signal 6: nothing on stderr), run again" <<<"$output"
 }

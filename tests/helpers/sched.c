@@ -57,6 +57,10 @@ static const char USAGE[] =
     "  --print-messages N print N generated messages, one a line: class, typed TSV, raw (for\n"
     "                     the test that checks them with order_wire_class and order_wire_parse)\n"
     "\n"
+    "A process that fails in the engine, not in the transition, with nothing written (a table that\n"
+    "failed to load at start-up: ASYNC_LOAD_WAIT_FAILED; a signal while its first query writes\n"
+    "nothing) is an engine fault: it runs again, up to 3 times, and is reported on its own line.\n"
+    "\n"
     "Prints one line per diverged schedule (seed, step, what differed, its reproduction file),\n"
     "a line of figures, and \"schedules: N run, D diverged\". SIGINT or SIGTERM stops it early:\n"
     "no schedule starts any more, those running finish, and the figures of what ran are\n"
@@ -1600,7 +1604,7 @@ static int g_kills[4], g_unsure, g_pred_fail;
 #define NOPS ((int)(sizeof OP_NAME / sizeof OP_NAME[0]))
 enum { CV_OP = 0, CV_FAIL_AT = CV_OP + 8, CV_KILL_TOOK = CV_FAIL_AT + NSTMT + 1, CV_KILL_NOT = CV_KILL_TOOK + NSTMT + 1,
        CV_STORED = CV_KILL_NOT + NSTMT + 1, CV_UNCHANGED, CV_STALE, CV_REDELIVERED, CV_REJECTED, CV_MOVED, CV_TAKEN,
-       CV_N };
+       CV_FAULT, CV_N };
 _Static_assert(CV_FAIL_AT - CV_OP >= NOPS, "a coverage counter per operation");
 static long g_cov[CV_N];
 
@@ -1764,12 +1768,79 @@ static const char *status_text(int st, char *b, size_t cap)
     return b;
 }
 
+static void first_error_line(const char *errpath, char *out, size_t n);
+static int file_contains(const char *path, const char *needle);
+
+/* Does the queries file's first query (past its SETs) write nothing to the database? The
+ * reads and the markers write only to the output file. */
+static int first_query_writes_nothing(const char *sql)
+{
+    FILE *f = fopen(sql, "r");
+    if (!f)
+        return 0;
+    char line[256];
+    int r = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "SET ", 4))
+            continue;
+        r = !strncmp(line, "SELECT concat('@", 16) || !strncmp(line, "SELECT '#", 9);
+        break;
+    }
+    fclose(f);
+    return r;
+}
+
+/* A fault of the engine, not of the transition, in a process that ended by itself having
+ * written no output line (chlocal stops at its first failing query, so no query past the first
+ * ran): its asynchronous table loading failed at start-up (ASYNC_LOAD_WAIT_FAILED: the query
+ * waited for a table that never loaded, so it never began; finding 10, chdb-io/chdb#60), or it
+ * died of a signal while its first query was one that writes nothing (finding 8). Either way
+ * nothing was written and running the process again is exact. Anything else (a signal inside
+ * a statement that writes, any other message) stays a divergence. */
+static int engine_fault(int st, long size0, const char *sql, const char *errpath)
+{
+    if (file_size(g_out) != size0)
+        return 0;
+    if (WIFSIGNALED(st))
+        return first_query_writes_nothing(sql);
+    return WIFEXITED(st) && WEXITSTATUS(st) != 0 && file_contains(errpath, "(ASYNC_LOAD_WAIT_FAILED)");
+}
+
+static int g_faults_max = 3; /* an engine fault is run again this many times at most */
+static buf g_faults;         /* "F ..." lines for the parent: each fault, where */
+static uint64_t g_seed_now;
+
+static int run_chlocal_once(const char *sql, const char *errpath, double kill_after, int from_spawn, int *killed,
+                            double *elapsed);
+
 /* Runs chlocal on a queries file. kill_after > 0: SIGKILL (its process group) that many seconds
  * after the output file grew (the marker written just before the statement to kill: the engine's
  * start-up time varies too much to aim from the spawn), or after the spawn when from_spawn.
+ * An engine fault (engine_fault) runs the process again, its stderr kept as ERRPATH.faultN.
  * Returns the wait status; *killed when it was killed. */
 static int run_chlocal(const char *sql, const char *errpath, double kill_after, int from_spawn, int *killed,
                        double *elapsed)
+{
+    for (int attempt = 1;; attempt++) {
+        long size0 = file_size(g_out);
+        int st = run_chlocal_once(sql, errpath, kill_after, from_spawn, killed, elapsed);
+        if (*killed || attempt > g_faults_max || !engine_fault(st, size0, sql, errpath))
+            return st;
+        char kept[128], e[700], how[32];
+        snprintf(kept, sizeof kept, "%s.fault%d", errpath, attempt);
+        rename(errpath, kept);
+        first_error_line(kept, e, sizeof e);
+        status_text(st, how, sizeof how);
+        g_cov[CV_FAULT]++;
+        bprintf(&g_repro, "# process %s: engine fault (%s, %.2f s: %s), run again; its stderr is %s\n", sql, how,
+                *elapsed, e[0] ? e : "nothing on stderr", kept);
+        bprintf(&g_faults, "F seed %llu: process %s: engine fault (%s: %s), run again\n",
+                (unsigned long long)g_seed_now, sql, how, e[0] ? e : "nothing on stderr");
+    }
+}
+
+static int run_chlocal_once(const char *sql, const char *errpath, double kill_after, int from_spawn, int *killed,
+                            double *elapsed)
 {
     char chl[8300];
     snprintf(chl, sizeof chl, "%s/chlocal", g_bin);
@@ -2698,6 +2769,7 @@ static void child(uint64_t seed, int fd)
         fatal("cannot create %s: %s", g_dir, strerror(errno));
     sfmt(g_db, sizeof g_db, "%s/db", g_dir);
     sfmt(g_out, sizeof g_out, "%s/out.tsv", g_dir);
+    g_seed_now = seed;
     bprintf(&g_repro, "# sched --bin %s --work DIR --seed %llu --count 1%s%s\n", g_bin, (unsigned long long)seed,
             g_sabotage ? " --sabotage " : "", g_sabotage ? SAB_NAME[g_sabotage] : "");
     double t0 = mono();
@@ -2759,6 +2831,8 @@ static void child(uint64_t seed, int fd)
     for (int c = 0; c < CV_N; c++)
         bprintf(&line, " %ld", g_cov[c]);
     bputs(&line, "\n");
+    if (g_faults.len)
+        bputs(&line, g_faults.s);
     if (bad)
         bprintf(&line, "D seed %llu: step %d: %s (repro: %s)\n", (unsigned long long)seed, g_div_step, g_div.s, rp);
     if (g_verbose)
@@ -2996,6 +3070,8 @@ int main(int argc, char **argv)
                     char *q = line + 1;
                     for (int c = 0; c < CV_N; c++)
                         cov[c] += strtol(q, &q, 10);
+                } else if (line[0] == 'F') {
+                    printf("%s\n", line + 2);
                 } else if (line[0] == 'D') {
                     printf("%s\n", line + 2);
                 } else if (line[0] == 'T') {
@@ -3043,6 +3119,8 @@ int main(int argc, char **argv)
            "committed loads taken back %ld\n",
            cov[CV_STORED], cov[CV_UNCHANGED], cov[CV_STALE], cov[CV_REDELIVERED], cov[CV_REJECTED], cov[CV_MOVED],
            cov[CV_TAKEN]);
+    printf("engine faults: %ld processes failed in the engine's start-up with nothing written and were run again\n",
+           cov[CV_FAULT]);
     if (next < count)
         printf("stopped by a signal after %llu of %llu schedules (seeds %llu to %llu)\n", (unsigned long long)ran,
                (unsigned long long)count, (unsigned long long)seed, (unsigned long long)(seed + next - 1));
