@@ -40,8 +40,32 @@ verdict() { grep -F "$1" "$BATS_FILE_TMPDIR/out" | grep -c '^ok   '; }
     verdicts
     [ "$(cat "$BATS_FILE_TMPDIR/rc")" -eq 0 ]
     [ "$(grep -c '^FAIL' "$BATS_FILE_TMPDIR/out")" -eq 0 ]
-    [ "$(grep -c '^ok   ' "$BATS_FILE_TMPDIR/out")" -eq 17 ]
+    [ "$(grep -c '^ok   ' "$BATS_FILE_TMPDIR/out")" -eq 19 ]
     [ "$(tail -1 "$BATS_FILE_TMPDIR/out")" = "all assertions hold" ]
+}
+
+@test "every load runs through ods-load --cluster, the rehearsal's nodes its client: 12 statements, 6 on every node; a failure releases the lease, a kill keeps it (issue 26)" {
+    local id=reh-42-day01
+    # the committed load: ods-load's 12 progress lines and its ledger row on stdout
+    [ "$(grep -cE "^ods-load: $id ([0-9]+)/12 .*: ok, [0-9.]+ s$" "$(REH)/out/ods-load-$id.err")" -eq 12 ]
+    [ "$(sed -n 2p "$(REH)/out/ledger-$id.tsv" | cut -f1,2)" = "$(printf '1\t%s' "$id")" ]
+    # the client saw each statement of it in order, 6 on the other nodes before node 1
+    [ "$(awk -v id="$id" '$0 ~ "^statement [0-9]+ of " id "$" { printf "%s ", $2 }' "$(REH)/client.log")" = \
+      "1 2 3 4 5 6 7 8 9 10 11 12 " ]
+    [ "$(grep -c '^statement 6 of ' "$(REH)/client.log")" -ge 6 ]
+    [ "$(grep -c '^statement 6 ran on nodes 2 to 3$' "$(REH)/client.log")" -eq "$(grep -c '^statement 6 of ' "$(REH)/client.log")" ]
+    # the load stopped at 10 twice: failed (exit 1, lease released), killed (exit 137, lease kept)
+    [ "$(verdict "ods-load of a load whose statement 10 fails: exit 1 naming statement 10, the lease it took released, nothing visible")" -eq 1 ]
+    grep -F "ods-load: load reh-42-day03 stopped at statement 10: Code: 999" "$(REH)/out/failed.err"
+    [ "$(verdict "ods-load killed by SIGKILL (exit 137) as statement 10 starts")" -eq 1 ]
+    grep -x 'statement 10: ods-load killed' "$(REH)/client.log"
+    # and a query that is neither a statement nor ods-load's is refused
+    run_split env REHEARSAL_WORK="$(REH)" "$ROOT/scripts/lib/rehearsal-client" --param_load_id=x --query "SELECT 1"
+    [ "$status" -eq 3 ]
+    [[ $stderr_text == *"neither a statement of the transition nor a query of ods-load"* ]]
+    # nor a load id that is not one
+    run_split env REHEARSAL_WORK="$(REH)" "$ROOT/scripts/lib/rehearsal-client" "--param_load_id=x'y" --query "SELECT 1"
+    [ "$status" -eq 2 ]
 }
 
 @test "the nodes: the --per-node schema on each, five Distributed tables over the 3-shard cluster; every queue delivered" {
@@ -116,9 +140,9 @@ verdict() { grep -F "$1" "$BATS_FILE_TMPDIR/out" | grep -c '^ok   '; }
     [ "$n2" -gt "$n3" ]
 }
 
-@test "publication and reruns: a load that failed before its commit is invisible on every node and holds the lease; cleared, its rerun converges; a committed load's rerun changes no node" {
+@test "publication and reruns: a load killed before its commit is invisible on every node and holds the lease; cleared, its rerun converges; a committed load's rerun changes no node" {
     [ "$(verdict "a load failed before its commit: hot rows on 3 nodes")" -eq 1 ]
-    [ "$(verdict "it left the lease to load reh-42-day03; a rerun then fails at statement 1 naming the holder")" -eq 1 ]
+    [ "$(verdict "it left the lease to load reh-42-day03; ods-load's rerun then fails at statement 1 naming the holder")" -eq 1 ]
     [ "$(verdict "published it on every node")" -eq 1 ]
     [ "$(verdict "a committed load's rerun changes no table on any node")" -eq 1 ]
     cmp "$(REH)/out/state-before.tsv" "$(REH)/out/state-after.tsv"
