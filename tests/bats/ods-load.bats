@@ -141,6 +141,41 @@ WRAP
     [ "$(grep -c . ref.tsv)" -gt 300 ]
 }
 
+@test "ods-load: a table the engine fails to load as it starts (ASYNC_LOAD_WAIT_FAILED) runs the statement again, three times at most" {
+    # Seen on the embedded engine under load (docs/testing.md, finding 10; and in the cluster
+    # rehearsal's one-node reference, 2026-12-05: "Load job 'load table ods.order_snapshot_hot'
+    # failed: std::out_of_range"): the statement never began. Here the client fails statement
+    # 5 that way TIMES times before it runs.
+    new_db db
+    stage_gen db L1 1
+    statement 5 >s5.sql
+    cat >client <<WRAP
+#!/usr/bin/env bash
+for a; do q=\$a; done
+n=\$(cat faults)
+if [ "\$q" = "\$(cat s5.sql)" ] && [ "\$n" -gt 0 ]; then
+    echo \$((n - 1)) >faults
+    echo "Code: 722. DB::Exception: Waited job failed: Code: 695. DB::Exception: Load job 'load table ods.order_snapshot_hot' failed: std::exception. Code: 1001, type: std::out_of_range, e.what() = unordered_map::at: key not found,. (ASYNC_LOAD_WAIT_FAILED)" >&2
+    exit 1
+fi
+exec "$BIN/chlocal" "\$@"
+WRAP
+    chmod +x client
+    echo 2 >faults
+    run_split ods_load --path db --load-id L1 --client ./client
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ "$(grep -c '^ods-load: L1 5/12: the engine failed to load a table, the statement did not run; running it again' <<<"$stderr_text")" -eq 2 ]
+    [ "$(sed -n 2p <<<"$output" | cut -f1,2)" = "1"$'\t'"L1" ]
+    # a fault that stays: after three reruns the run stops at 5, with the engine's words
+    stage_gen db L2 2
+    echo 9 >faults
+    run_split ods_load --path db --load-id L2 --client ./client
+    [ "$status" -eq 1 ]
+    [ "$(grep -c 'the engine failed to load a table' <<<"$stderr_text")" -eq 3 ]
+    [[ $stderr_text == *"ods-load: load L2 stopped at statement 5: Code: 722."*"(ASYNC_LOAD_WAIT_FAILED)"* ]]
+    [ "$(cat faults)" -eq 5 ]
+}
+
 @test "ods-load: the transition's own refusal is passed on with its remedy, and another run's lease is left alone" {
     new_db db
     # nothing staged under the id

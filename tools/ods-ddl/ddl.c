@@ -31,6 +31,15 @@ int ddl_check_ident(const char *s, ddl_error *err)
     return 0;
 }
 
+const char *ddl_lease_clear(const ddl_opts *o, char *buf, size_t n)
+{
+    if (o->cluster)
+        snprintf(buf, n, "TRUNCATE TABLE %s.order_lease_keeper", o->ods_db);
+    else
+        snprintf(buf, n, "DROP TABLE IF EXISTS %s.order_lease", o->ods_db);
+    return buf;
+}
+
 int ddl_check_load_id(const char *s)
 {
     size_t n = s ? strlen(s) : 0;

@@ -65,6 +65,15 @@ int ddl_check_kafka(const char *s, int is_broker_list, ddl_error *err);
 #define DDL_LOAD_ID_RULE "1 to 128 of A-Z a-z 0-9 . _ : + / -, the first a letter or digit"
 /* 0 when s is a load id, else DDL_EINVAL. */
 int ddl_check_load_id(const char *s);
+/* The transition's lease. One node: the table ODS.order_lease, created by a run (a CREATE of an
+ * existing table fails) and dropped by it. A cluster: a row of the KeeperMap table
+ * ODS.order_lease_keeper, in the cluster's Keeper at DDL_LEASE_KEEPER_PATH under the server's
+ * keeper_map_path_prefix, inserted with keeper_map_strict_mode = 1 (an insert of an existing key
+ * fails, whichever node tries: one holder cluster-wide) and deleted by its holder. */
+#define DDL_LEASE_KEEPER_PATH "/ods_transition/%s/lease" /* %s: the ODS database */
+/* The statement an operator runs to clear a stale lease, into buf; returns buf. No ';' and no
+ * quote: the messages carry it inside SQL string literals. */
+const char *ddl_lease_clear(const ddl_opts *o, char *buf, size_t n);
 /* --store and --typing as given (NULL: the default, changes / udf) into o->store_every and
  * o->typing_sql; DDL_EINVAL with err->what the option and err->msg what it takes. */
 int ddl_set_modes(ddl_opts *o, const char *store, const char *typing, ddl_error *err);

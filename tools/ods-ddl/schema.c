@@ -165,16 +165,36 @@ int ddl_schema(FILE *out, const ddl_opts *o)
     sqlw_put(&st, out, "PARTITION BY _load_id\nORDER BY (_load_id, _topic, _partition, _offset)\nCOMMENT ");
     sqlw_quote(&st, out, "the gate's verdict on each accepted message of a load: what the ledger counts");
 
-    /* The transition's lease is the table order_lease itself, created by a run's statement 2 (a
-     * CREATE of an existing table fails: one holder) and dropped by its last. This Merge table
-     * reads it when it exists and reads nothing when it does not, so the checks can name the
-     * holder without failing on a missing table. */
-    sqlw_put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_lease_v", D);
-    sqlw_on_cluster(&st, out, o);
-    sqlw_put(&st, out, "\n(\n    _load_id String,\n    since DateTime64(3, 'UTC')\n)\nENGINE = Merge(");
-    sqlw_quote(&st, out, D);
-    sqlw_put(&st, out, ", '^order_lease$')\nCOMMENT ");
-    sqlw_quote(&st, out, "who holds the transition's lease (the table order_lease, while a transition runs)");
+    if (o->cluster) {
+        /* On a cluster the lease must hold across nodes (any node may run the transition): a
+         * row in the cluster's Keeper, which every node's table reads and writes alike (ddl.h). */
+        char path[256];
+        snprintf(path, sizeof path, DDL_LEASE_KEEPER_PATH, D);
+        sqlw_put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_lease_keeper", D);
+        sqlw_on_cluster(&st, out, o);
+        sqlw_put(&st, out, "\n(\n    name String,\n    _load_id String,\n    since DateTime64(3, 'UTC')\n)\n"
+                           "ENGINE = KeeperMap(");
+        sqlw_quote(&st, out, path);
+        sqlw_put(&st, out, ")\nPRIMARY KEY name\nCOMMENT ");
+        sqlw_quote(&st, out, "the transition's lease, cluster-wide: the row 'lease' while a transition runs, inserted "
+                             "with keeper_map_strict_mode = 1 (one holder), deleted by its holder");
+        sqlw_put(&st, out, ";\n\nCREATE VIEW IF NOT EXISTS %s.order_lease_v", D);
+        sqlw_on_cluster(&st, out, o);
+        sqlw_put(&st, out, "\n(\n    _load_id String,\n    since DateTime64(3, 'UTC')\n)\n"
+                           "AS SELECT _load_id, since FROM %s.order_lease_keeper WHERE name = 'lease'\nCOMMENT ", D);
+        sqlw_quote(&st, out, "who holds the transition's lease (the row of order_lease_keeper, while a transition runs)");
+    } else {
+        /* One node: the lease is the table order_lease itself, created by a run's statement 2 (a
+         * CREATE of an existing table fails: one holder) and dropped by its last. This Merge
+         * table reads it when it exists and reads nothing when it does not, so the checks can
+         * name the holder without failing on a missing table. */
+        sqlw_put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_lease_v", D);
+        sqlw_on_cluster(&st, out, o);
+        sqlw_put(&st, out, "\n(\n    _load_id String,\n    since DateTime64(3, 'UTC')\n)\nENGINE = Merge(");
+        sqlw_quote(&st, out, D);
+        sqlw_put(&st, out, ", '^order_lease$')\nCOMMENT ");
+        sqlw_quote(&st, out, "who holds the transition's lease (the table order_lease, while a transition runs)");
+    }
 
     if (o->cluster) {
         dist_table(&st, out, o, "order_snapshot_dist", "order_snapshot_rep", "cityHash64(order_id)");

@@ -62,8 +62,9 @@ static void tr_init(tr *t, FILE *out, const ddl_opts *o, const char *name, int n
     t->g = o->cluster ? "GLOBAL " : "";
     t->name = name;
     t->n = n;
-    snprintf(t->kept, sizeof t->kept, ". This run keeps the lease: once it has stopped, clear it "
-             "(DROP TABLE IF EXISTS %s.order_lease) first", t->D);
+    char clear[160];
+    snprintf(t->kept, sizeof t->kept, ". This run keeps the lease: once it has stopped, clear it (%s) first",
+             ddl_lease_clear(o, clear, sizeof clear));
     t->profile = ddl_hashdiff_profile();
     if (!t->profile)
         t->st = DDL_EIO;
@@ -201,6 +202,8 @@ static void staging_checks(tr *t, int k);
 /* 1: the load id is one, and nobody holds the lease. */
 static void lease_free_problem(tr *t, int k)
 {
+    char clear[160];
+    ddl_lease_clear(t->o, clear, sizeof clear);
     first_open(t);
     P(t, "if(NOT match({load_id:String}, '" DDL_LOAD_ID_RE "'),\n"
          "        concat('%s %d/%d: ''', " LOAD_TEXT ", ''' is no load id: 1 to 128 characters of "
@@ -210,11 +213,15 @@ static void lease_free_problem(tr *t, int k)
          "        (SELECT if(count() = 0, 'nobody: its table is empty, a run was killed while taking it', "
          "concat('load ', any(_load_id), ' since ', toString(any(since)), ' UTC')) FROM %s.order_lease_v),\n"
          "        ': another transition is running, or one died. Nothing was done. When none is running, "
-         "clear it with: DROP TABLE IF EXISTS %s.order_lease; then rerun'))\n"
-         "     FROM system.tables WHERE database = ",
-      t->name, k, t->n, t->name, k, t->n, t->D, t->D);
-    sqlw_quote(&t->st, t->out, t->D);
-    P(t, " AND name = 'order_lease')");
+         "clear it with: %s; then rerun'))\n",
+      t->name, k, t->n, t->name, k, t->n, t->D, clear);
+    if (t->o->cluster) {
+        P(t, "     FROM %s.order_lease_v)", t->D);
+    } else {
+        P(t, "     FROM system.tables WHERE database = ");
+        sqlw_quote(&t->st, t->out, t->D);
+        P(t, " AND name = 'order_lease')");
+    }
     P(t, ",\n    ");
     t->checks(t, k);
     first_close(t);
@@ -231,9 +238,14 @@ static void st_lease_free(tr *t, int k)
  * the same moment one fails here. */
 static void st_lease_take(tr *t, int k)
 {
-    P(t, "-- %d. the lease taken: one transition (or repair) at a time, whatever its load, until statement %d\n"
-         "CREATE TABLE %s.order_lease ENGINE = Log AS SELECT {load_id:String} AS _load_id, now64(3, 'UTC') AS since;\n\n",
-      k, t->n, t->D);
+    P(t, "-- %d. the lease taken: one transition (or repair) at a time, whatever its load, until statement %d%s\n", k,
+      t->n, t->o->cluster ? ", on every node of the cluster" : "");
+    if (t->o->cluster)
+        P(t, "INSERT INTO %s.order_lease_keeper SETTINGS keeper_map_strict_mode = 1\n"
+             "SELECT 'lease', {load_id:String}, now64(3, 'UTC');\n\n", t->D);
+    else
+        P(t, "CREATE TABLE %s.order_lease ENGINE = Log AS SELECT {load_id:String} AS _load_id, now64(3, 'UTC') AS "
+             "since;\n\n", t->D);
 }
 
 /* The ODS's versions were hashed with this version's profile: the default of _rep's
@@ -728,7 +740,11 @@ static void st_lease_release(tr *t, int k)
 {
     P(t, "-- %d. the lease still this run's\n", k);
     check_statement(t, k, lease_only);
-    P(t, "-- %d. the lease released\nDROP TABLE IF EXISTS %s.order_lease;\n", k + 1, t->D);
+    if (t->o->cluster)
+        P(t, "-- %d. the lease released\nDELETE FROM %s.order_lease_keeper WHERE name = 'lease' AND _load_id = "
+             "{load_id:String};\n", k + 1, t->D);
+    else
+        P(t, "-- %d. the lease released\nDROP TABLE IF EXISTS %s.order_lease;\n", k + 1, t->D);
 }
 
 int ddl_transition(FILE *out, const ddl_opts *o)

@@ -393,16 +393,24 @@ static void test_schema_cluster(void)
     CHECK(s != NULL);
     if (!s)
         return;
-    /* 2 databases, 10 tables, 5 Distributed, the gate, 4 views */
-    CHECK_EQ_INT(count(s, "CREATE "), 22);
-    CHECK_EQ_INT(count(s, " ON CLUSTER c1"), 22);
+    /* 2 databases, 10 tables, 5 Distributed, the gate, 4 views, the lease's KeeperMap table */
+    CHECK_EQ_INT(count(s, "CREATE "), 23);
+    CHECK_EQ_INT(count(s, " ON CLUSTER c1"), 23);
     /* the manifest, the seal, the fates and the lease live on the node that runs the transition,
      * as the staged load does: no Distributed table over them */
     CHECK_EQ_INT(count(s, "ENGINE = Distributed("), 5);
     CHECK(create_of(s, "o1.order_manifest") && !strstr(s, "order_manifest_dist") && !strstr(s, "order_frozen_dist"));
     CHECK(create_of(s, "o1.order_fates") && !strstr(s, "order_fates_dist"));
     CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS o1.order_fates ON CLUSTER c1\n(\n") != NULL);
-    CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS o1.order_lease_v ON CLUSTER c1\n(\n") != NULL);
+    /* the lease is cluster-wide: a KeeperMap row, every node's table at the same Keeper path,
+     * read through a view (ddl.h) */
+    CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS o1.order_lease_keeper ON CLUSTER c1\n(\n    name String,\n"
+                    "    _load_id String,\n    since DateTime64(3, 'UTC')\n)\nENGINE = KeeperMap("
+                    "'/ods_transition/o1/lease')\nPRIMARY KEY name\n") != NULL);
+    CHECK(strstr(s, "CREATE VIEW IF NOT EXISTS o1.order_lease_v ON CLUSTER c1\n(\n    _load_id String,\n"
+                    "    since DateTime64(3, 'UTC')\n)\nAS SELECT _load_id, since FROM o1.order_lease_keeper WHERE "
+                    "name = 'lease'\n") != NULL);
+    CHECK(strstr(s, "order_lease'") == NULL && strstr(s, "Merge(") == NULL);
     /* the gate's views write through the shards */
     CHECK(strstr(s, "CREATE MATERIALIZED VIEW IF NOT EXISTS o1.order_gate_stored ON CLUSTER c1 TO "
                     "o1.order_snapshot_hot_dist AS\n") != NULL);
@@ -455,7 +463,7 @@ static void test_schema_cluster(void)
     CHECK(strstr(s, "ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/o1/order_fates', "
                     "'{replica}')\n") != NULL);
     CHECK(strstr(s, "ENGINE = Null\n") != NULL); /* the gate keeps nothing: nothing to replicate */
-    CHECK(strstr(s, "ENGINE = Merge('o1', '^order_lease$')\n") != NULL); /* a view: nothing to replicate */
+    CHECK(strstr(s, "ENGINE = KeeperMap('/ods_transition/o1/lease')\n") != NULL); /* kept in the Keeper */
     CHECK_EQ_INT(count(s, "'{replica}'"), 9);
     CHECK(strstr(s, "internal_replication") != NULL);
     free(s);
@@ -523,15 +531,15 @@ static void test_cluster_names(void)
     }
     CHECK_EQ_INT(ddl_check_cluster(NULL, NULL), DDL_EINVAL);
 
-    /* every place the schema names the cluster, quoted alike: 22 ON CLUSTER, 5 Distributed;
+    /* every place the schema names the cluster, quoted alike: 23 ON CLUSTER, 5 Distributed;
      * nothing bare left over (the transition's: test_transition.c) */
     ddl_opts o = {.stg_db = "stg", .ods_db = "ods", .cluster = "prod-ods", .replicated = 1};
     char *s = gen(ddl_schema, &o);
     CHECK(s != NULL);
     if (s) {
-        CHECK_EQ_INT(count(s, " ON CLUSTER 'prod-ods'"), 22);
+        CHECK_EQ_INT(count(s, " ON CLUSTER 'prod-ods'"), 23);
         CHECK_EQ_INT(count(s, "ENGINE = Distributed('prod-ods', ods, "), 5);
-        CHECK_EQ_INT(count(s, "prod-ods"), 27);
+        CHECK_EQ_INT(count(s, "prod-ods"), 28);
     }
     free(s);
 }
@@ -591,7 +599,7 @@ static void test_schema_per_node(void)
                 free(pn);
                 return;
             }
-            CHECK_EQ_INT(count(on, names[i][1]), 22);
+            CHECK_EQ_INT(count(on, names[i][1]), 23);
             CHECK_EQ_INT(count(pn, "ON CLUSTER"), 0);
             CHECK(strstr(pn, "\n-- Per node: apply every statement on every node of the cluster") != NULL);
             /* the Distributed tables still name the cluster */
