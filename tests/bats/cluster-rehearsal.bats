@@ -12,6 +12,18 @@ setup_file() {
 }
 
 REH() { echo "$BATS_FILE_TMPDIR/reh"; }
+# live_cfg: the nodes' config with their Keeper running again (the rehearsal stopped it), on the
+# kept Keeper data, on a new port: the lease is read there. teardown_file stops it.
+live_cfg() {
+    if [ ! -s "$BATS_FILE_TMPDIR/zk.pid" ]; then
+        zk_start "$(REH)/zk" >&2 || return 1
+        echo "$ZK_PID" >"$BATS_FILE_TMPDIR/zk.pid"
+        sed -E "s|<port>[0-9]+</port></node></zookeeper>|<port>$ZK_PORT</port></node></zookeeper>|" "$(REH)/cluster.xml" \
+            >"$BATS_FILE_TMPDIR/cluster-live.xml"
+    fi
+    echo "$BATS_FILE_TMPDIR/cluster-live.xml"
+}
+teardown_file() { keeper_stop; }
 verdicts() { cat "$BATS_FILE_TMPDIR/out"; }
 # verdict TEXT: the one "ok" line that holds TEXT
 verdict() { grep -F "$1" "$BATS_FILE_TMPDIR/out" | grep -c '^ok   '; }
@@ -40,7 +52,7 @@ verdict() { grep -F "$1" "$BATS_FILE_TMPDIR/out" | grep -c '^ok   '; }
     verdicts
     [ "$(cat "$BATS_FILE_TMPDIR/rc")" -eq 0 ]
     [ "$(grep -c '^FAIL' "$BATS_FILE_TMPDIR/out")" -eq 0 ]
-    [ "$(grep -c '^ok   ' "$BATS_FILE_TMPDIR/out")" -eq 19 ]
+    [ "$(grep -c '^ok   ' "$BATS_FILE_TMPDIR/out")" -eq 21 ]
     [ "$(tail -1 "$BATS_FILE_TMPDIR/out")" = "all assertions hold" ]
 }
 
@@ -68,14 +80,14 @@ verdict() { grep -F "$1" "$BATS_FILE_TMPDIR/out" | grep -c '^ok   '; }
     [ "$status" -eq 2 ]
 }
 
-@test "the nodes: the --per-node schema on each, five Distributed tables over the 3-shard cluster; every queue delivered" {
+@test "the nodes: the --per-node schema on each, five Distributed tables over the 3-shard cluster, the lease in their Keeper; every queue delivered" {
     local m
     for m in 1 2 3; do
         run_split chlocal --config-file "$(REH)/cluster.xml" --path "$(REH)/node$m" -q "
             SELECT countIf(engine = 'Distributed' AND engine_full LIKE 'Distributed(\\'ods_rehearsal\\', \\'ods\\', %'), count()
             FROM system.tables WHERE database IN ('ods', 'stg') FORMAT TSV"
         [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
-        [ "$output" = "$(printf '5\t20')" ] || { echo "node $m: $output"; return 1; }
+        [ "$output" = "$(printf '5\t21')" ] || { echo "node $m: $output"; return 1; }
     done
     # nothing left in any queue: every .bin the engine wrote was taken to its node
     [ "$(find "$(REH)"/node? -path '*shard*_replica1/*.bin' | wc -l)" -eq 0 ]
@@ -151,7 +163,10 @@ verdict() { grep -F "$1" "$BATS_FILE_TMPDIR/out" | grep -c '^ok   '; }
     # the refused rerun said who holds the lease and how to clear it
     grep -qF "transition 1/12: the lease is held by load reh-42-day03 since " "$(REH)/out/lease-held.err"
     # and afterwards: no lease, every load frozen on node 1 only, each message of a load once in its manifest
-    run_split chlocal --config-file "$(REH)/cluster.xml" --path "$(REH)/node1" -q "
+    local cfg
+    cfg=$(live_cfg)
+    [ "$(grep -c '<port>[0-9]*</port></node></zookeeper>' "$cfg")" -eq 1 ]
+    run_split chlocal --config-file "$cfg" --path "$(REH)/node1" -q "
         SELECT (SELECT count() FROM ods.order_lease_v), (SELECT count() FROM ods.order_frozen),
                (SELECT count() = uniqExact(_load_id, _topic, _partition, _offset) FROM ods.order_manifest),
                (SELECT sum(received - redelivered) FROM ods.order_loads) = (SELECT count() FROM ods.order_manifest) FORMAT TSV"

@@ -26,3 +26,25 @@ ods_version() { sed -nE 's/^project\(ods_udf VERSION ([0-9][0-9.]*)[ )].*/\1/p' 
 # sanitized: true when the build under test is the ASan+UBSan one (scripts/test runs every suite
 # against it too); generated-input tests then run fewer cases, the plain run keeps them all.
 sanitized() { grep -qx 'ODS_SANITIZE:BOOL=ON' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null; }
+
+source "$ROOT/scripts/lib/zookeeper.sh"
+# keeper_cfg CFG: a copy of the server config CFG with a config.d/ snippet that points the engine
+# at this file's ZooKeeper (started on first use; teardown_file calls keeper_stop) under a
+# keeper_map_path_prefix of its own: the cluster schema's lease is a KeeperMap table, which the
+# engine creates only with a Keeper. Prints the copy's path.
+keeper_cfg() {
+    if [ ! -s "$BATS_FILE_TMPDIR/zk.port" ]; then
+        zk_start "$BATS_FILE_TMPDIR/zk" >&2 || return 1
+        echo "$ZK_PORT" >"$BATS_FILE_TMPDIR/zk.port"
+        echo "$ZK_PID" >"$BATS_FILE_TMPDIR/zk.pid"
+    fi
+    local d
+    d=$(mktemp -d "$BATS_TEST_TMPDIR/kcfg.XXXXXX")
+    mkdir -p "$d/config.d"
+    cp "$1" "$d/config.xml"
+    zk_config "$(cat "$BATS_FILE_TMPDIR/zk.port")" "/ods_test/${d##*/}" >"$d/config.d/keeper.xml"
+    echo "$d/config.xml"
+}
+keeper_stop() {
+    [ ! -s "$BATS_FILE_TMPDIR/zk.pid" ] || kill "$(cat "$BATS_FILE_TMPDIR/zk.pid")" 2>/dev/null || true
+}

@@ -5,6 +5,8 @@
 # prints nothing.
 load helpers
 
+teardown_file() { keeper_stop; }
+
 FIX=$ROOT/tests/fixtures/migrate
 
 ods_ddl() { "$BIN/ods-ddl" "$@"; }
@@ -100,7 +102,7 @@ ALTER TABLE stg.orders_raw ADD COLUMN IF NOT EXISTS _moved String MATERIALIZED '
 }
 
 @test "ods-ddl migrate --cluster: on a node of the example cluster, nothing to do after ods-ddl schema --cluster --per-node; a missing column is added ON CLUSTER to the local and the Distributed table" {
-    cfg=$ROOT/clickhouse-config/cluster.example.xml
+    cfg=$(keeper_cfg "$ROOT/clickhouse-config/cluster.example.xml")
     ods_ddl schema --cluster ods_cluster --per-node >schema.sql
     chlocal --config-file "$cfg" --path db --queries-file schema.sql
     ods_ddl migrate --cluster ods_cluster >migrate.sql

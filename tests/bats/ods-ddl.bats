@@ -4,6 +4,8 @@
 # CLUSTER, _dist tables, replica macros, cluster names as DBAs write them, per node), the Kafka
 # batch procedure and the sql_extract battery. The transition's behaviour: transition.bats.
 load helpers
+
+teardown_file() { keeper_stop; }
 load ods_sql
 
 @test "--help goes to stdout, exit 0, and names every command and option" {
@@ -186,16 +188,19 @@ load ods_sql
         ods_ddl transition --cluster c1 --store every | statements_tsv >> st.tsv
         run_split chlocal --no-udf -q "SELECT formatQuerySingleLine(q) FROM file('$PWD/st.tsv', TSV, 'q String') FORMAT TSVRaw"
         [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
-        # 22 of the schema (2 databases, 9 tables, the lease's Merge view, 5 Distributed, the gate
-        # and its 3 views, the view), 12 of each transition
-        [ "$(wc -l <<<"$output")" -eq 46 ]
-        [ "$(grep -c '^CREATE .* ON CLUSTER c1' <<<"$output")" -eq 22 ]
-        # the load's own tables (manifest, seal, fates, lease) have no Distributed table: the node
-        # that runs the transition reads its own; the lease table itself is the transition's
-        [ "$(grep -c '^CREATE TABLE IF NOT EXISTS ods\.order_\(manifest\|frozen\|fates\|lease_v\) ON CLUSTER c1 ' <<<"$output")" -eq 4 ]
-        [ "$(grep -c 'order_\(manifest\|frozen\|fates\|lease\)\(_v\)\?_dist' <<<"$output")" -eq 0 ]
-        grep -q "^CREATE TABLE IF NOT EXISTS ods.order_lease_v ON CLUSTER c1 (.*) ENGINE = Merge('ods', '^order_lease\$') " <<<"$output"
-        [ "$(grep -c '^CREATE TABLE ods.order_lease ENGINE = Log AS SELECT ' <<<"$output")" -eq 2 ]
+        # 23 of the schema (2 databases, 9 tables, the lease's KeeperMap table and its view, 5
+        # Distributed, the gate and its 3 views, the view), 12 of each transition
+        [ "$(wc -l <<<"$output")" -eq 47 ]
+        [ "$(grep -c '^CREATE .* ON CLUSTER c1' <<<"$output")" -eq 23 ]
+        # the load's own tables (manifest, seal, fates) have no Distributed table: the node that
+        # runs the transition reads its own; the lease is one KeeperMap row for the whole
+        # cluster, read through a view, taken in strict mode by both transitions
+        [ "$(grep -c '^CREATE TABLE IF NOT EXISTS ods\.order_\(manifest\|frozen\|fates\|lease_keeper\) ON CLUSTER c1 ' <<<"$output")" -eq 4 ]
+        [ "$(grep -c 'order_\(manifest\|frozen\|fates\|lease\)\(_v\|_keeper\)\?_dist' <<<"$output")" -eq 0 ]
+        grep -q "^CREATE TABLE IF NOT EXISTS ods.order_lease_keeper ON CLUSTER c1 (.*) ENGINE = KeeperMap('/ods_transition/ods/lease') PRIMARY KEY name " <<<"$output"
+        grep -q "^CREATE VIEW IF NOT EXISTS ods.order_lease_v ON CLUSTER c1 (.*) COMMENT '.*' AS SELECT _load_id, since FROM ods.order_lease_keeper WHERE name = 'lease'$" <<<"$output"
+        [ "$(grep -c '^INSERT INTO ods.order_lease_keeper SETTINGS keeper_map_strict_mode = 1 SELECT ' <<<"$output")" -eq 2 ]
+        [ "$(grep -c 'ods.order_lease\b' <<<"$output")" -eq 0 ]
         grep -q "^CREATE TABLE IF NOT EXISTS ods.order_snapshot_dist ON CLUSTER c1 AS ods.order_snapshot_rep ENGINE = Distributed(c1, ods, order_snapshot_rep, cityHash64(order_id))$" <<<"$output"
         grep -q "^CREATE TABLE IF NOT EXISTS ods.order_snapshot_errors_dist ON CLUSTER c1 AS ods.order_snapshot_errors ENGINE = Distributed(c1, ods, order_snapshot_errors, " <<<"$output"
         grep -q "^CREATE TABLE IF NOT EXISTS ods.order_snapshot_hot_dist ON CLUSTER c1 AS ods.order_snapshot_hot ENGINE = Distributed(c1, ods, order_snapshot_hot, cityHash64(order_id))$" <<<"$output"
@@ -361,10 +366,10 @@ SQL
         done
         run_split parsed_clusters st.tsv
         [ "$status" -eq 0 ] || { echo "$name: $stderr_text"; return 1; }
-        # 22 ON CLUSTER in each schema and one (the housekeeping ALTER) in each transition, 5
+        # 23 ON CLUSTER in each schema and one (the housekeeping ALTER) in each transition, 5
         # Distributed tables in each schema, each one's argument an identifier or a String
         # literal, and every cluster the engine parsed exactly NAME
-        [ "$(grep -c "^on	" <<<"$output")" -eq 46 ] || { echo "$name: ON CLUSTER count"; echo "$output"; return 1; }
+        [ "$(grep -c "^on	" <<<"$output")" -eq 48 ] || { echo "$name: ON CLUSTER count"; echo "$output"; return 1; }
         [ "$(grep -c "^dist	" <<<"$output")" -eq 10 ] || { echo "$name: Distributed count"; return 1; }
         [ "$(grep -cE "^ast	(Identifier|String)$" <<<"$output")" -eq 10 ] || { echo "$name: AST"; echo "$output"; return 1; }
         [ "$(grep -vE "^ast	" <<<"$output" | cut -f2- | sort -u)" = "$name" ] ||
@@ -426,8 +431,10 @@ on_engine_schema() {
 }
 
 @test "cluster names on the engine: Distributed over a cluster literally named prod-ods routes every row" {
-    on_engine_schema prod-ods "$NAMES_FIX/prod-ods.xml"
-    run_split chlocal --no-udf --config-file "$NAMES_FIX/prod-ods.xml" --path "$PWD/db" -q "
+    local cfg
+    cfg=$(keeper_cfg "$NAMES_FIX/prod-ods.xml")
+    on_engine_schema prod-ods "$cfg"
+    run_split chlocal --no-udf --config-file "$cfg" --path "$PWD/db" -q "
         SELECT name, engine_full FROM system.tables WHERE database = 'ods' AND engine = 'Distributed' ORDER BY name FORMAT TSVRaw"
     [ "$status" -eq 0 ]
     [ "$(wc -l <<<"$output")" -eq 5 ]
@@ -440,8 +447,10 @@ on_engine_schema() {
 }
 
 @test "cluster names on the engine: '{cluster}' and 'ods_{env}' are expanded from <macros> by the engine" {
-    on_engine_schema '{cluster}' "$NAMES_FIX/macros.xml"
-    run_split chlocal --no-udf --config-file "$NAMES_FIX/macros.xml" --path "$PWD/db" -q "
+    local cfg
+    cfg=$(keeper_cfg "$NAMES_FIX/macros.xml")
+    on_engine_schema '{cluster}' "$cfg"
+    run_split chlocal --no-udf --config-file "$cfg" --path "$PWD/db" -q "
         SELECT count() FROM system.tables WHERE database = 'ods' AND engine = 'Distributed'
             AND engine_full LIKE 'Distributed(\\'{cluster}\\', %';
         SHOW CREATE TABLE ods.order_snapshot_rep FORMAT TSV;
@@ -460,7 +469,7 @@ on_engine_schema() {
     [[ "$output" == *"on cluster ods_cluster ({cluster}), sharding key cityHash64(order_id): ok"* ]]
     # ods_{env}: the macro inside a name
     rm -rf db data_path
-    on_engine_schema 'ods_{env}' "$NAMES_FIX/macros.xml"
+    on_engine_schema 'ods_{env}' "$cfg"
     [ "$(wc -l <engine.tsv)" -eq 1000 ]
     [ "$(cut -f2 engine.tsv | sort -u)" = "1" ]
 }
@@ -473,12 +482,12 @@ on_engine_schema() {
         for opt in "" --replicated; do
             ods_ddl schema --cluster "$name" $opt | statements_tsv >on.tsv
             ods_ddl schema --cluster "$name" $opt --per-node | statements_tsv >pn.tsv
-            [ "$(wc -l <on.tsv)" -eq 22 ] || { echo "$name $opt: statement count"; return 1; }
-            [ "$(wc -l <pn.tsv)" -eq 22 ] || { echo "$name $opt: per-node statement count"; return 1; }
+            [ "$(wc -l <on.tsv)" -eq 23 ] || { echo "$name $opt: statement count"; return 1; }
+            [ "$(wc -l <pn.tsv)" -eq 23 ] || { echo "$name $opt: per-node statement count"; return 1; }
             run_split chlocal --no-udf -q "SELECT formatQuerySingleLine(q) FROM file('$PWD/on.tsv', TSV, 'q String') FORMAT TSVRaw"
             [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
             # every statement had its clause, as the engine reads it; removed, it is the per-node one
-            [ "$(grep -c ' ON CLUSTER ' <<<"$output")" -eq 22 ] || { echo "$name $opt: ON CLUSTER count"; return 1; }
+            [ "$(grep -c ' ON CLUSTER ' <<<"$output")" -eq 23 ] || { echo "$name $opt: ON CLUSTER count"; return 1; }
             sed -E 's/ ON CLUSTER (`[^`]*`|[^ ]+)//' <<<"$output" >on_minus.txt
             run_split chlocal --no-udf -q "SELECT formatQuerySingleLine(q) FROM file('$PWD/pn.tsv', TSV, 'q String') FORMAT TSVRaw"
             [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
@@ -495,13 +504,17 @@ on_engine_schema() {
     [ "$status" -eq 2 ]
     [[ $stderr_text == *"--per-node applies to schema only"* ]]
     ods_ddl --help | grep -q -- '--per-node'
-    # applied on a node whose config defines the cluster, twice (IF NOT EXISTS): every table
-    # (22 statements, 2 of them databases), the five Distributed ones over prod-ods
+    # applied on a node whose config defines the cluster (and its Keeper, for the lease's
+    # KeeperMap table), twice (IF NOT EXISTS): every table (23 statements, 2 of them databases),
+    # the five Distributed ones over prod-ods
+    local cfg
+    cfg=$(keeper_cfg "$NAMES_FIX/prod-ods.xml")
     ods_ddl schema --cluster prod-ods --per-node >pn.sql
-    chlocal --no-udf --config-file "$NAMES_FIX/prod-ods.xml" --path "$PWD/db" --queries-file pn.sql
-    run_split chlocal --no-udf --config-file "$NAMES_FIX/prod-ods.xml" --path "$PWD/db" --queries-file pn.sql
+    chlocal --no-udf --config-file "$cfg" --path "$PWD/db" --queries-file pn.sql
+    run_split chlocal --no-udf --config-file "$cfg" --path "$PWD/db" --queries-file pn.sql
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
-    run_split chlocal --no-udf --config-file "$NAMES_FIX/prod-ods.xml" --path "$PWD/db" -q "
-        SELECT countIf(engine = 'Distributed'), count() FROM system.tables WHERE database IN ('ods', 'stg') FORMAT TSV"
-    [ "$output" = "$(printf '5\t20')" ]
+    run_split chlocal --no-udf --config-file "$cfg" --path "$PWD/db" -q "
+        SELECT countIf(engine = 'Distributed'), countIf(engine = 'KeeperMap'), count() FROM system.tables
+        WHERE database IN ('ods', 'stg') FORMAT TSV"
+    [ "$output" = "$(printf '5\t1\t21')" ]
 }

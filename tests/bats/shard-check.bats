@@ -4,6 +4,8 @@
 # cluster names and macros, the multi-shard ODS built from the engine's queues, the CLI's errors.
 load helpers
 
+teardown_file() { keeper_stop; }
+
 # vlimit KB: "ulimit -v KB; " for a shell that then runs the tool, so it must stay within KB of
 # address space; nothing on the ASan+UBSan build, whose shadow memory alone is larger (the rows
 # still run through it there).
@@ -1300,7 +1302,7 @@ show_tree() {
 }
 
 @test "ddl: the routing of hot rows and stale records read from the engine's own CREATE texts (system.tables of a node of the example cluster): ok as ods-ddl writes it, FAIL once hot_dist is rand()" {
-    cfg=$ROOT/clickhouse-config/cluster.example.xml
+    cfg=$(keeper_cfg "$ROOT/clickhouse-config/cluster.example.xml")
     for variant in good bad; do
         "$BIN/ods-ddl" schema --cluster ods_cluster --per-node >schema.sql
         if [ "$variant" = bad ]; then

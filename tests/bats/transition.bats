@@ -1094,7 +1094,10 @@ $(ledger_sql)"
         [ "$(grep -c '^INSERT INTO ods\.order_loads (' <<<"$output")" -eq 1 ]
         # the load's own tables live on the node that runs its transition: no _dist of them
         [ "$(grep -c 'order_\(manifest\|frozen\|lease\)\(_v\)\?_dist' <<<"$output")" -eq 0 ]
-        [ "$(grep -c '^CREATE TABLE ods\.order_lease ENGINE = Log AS ' <<<"$output")" -eq 1 ]
+        # the lease is the cluster's: a KeeperMap row taken in strict mode, the holder's own deleted
+        [ "$(grep -c '^INSERT INTO ods\.order_lease_keeper SETTINGS keeper_map_strict_mode = 1 SELECT .lease., ' <<<"$output")" -eq 1 ]
+        [ "$(grep -c "^DELETE FROM ods\.order_lease_keeper WHERE (name = 'lease') AND (_load_id = {load_id:String})" <<<"$output")" -eq 1 ]
+        [ "$(grep -c 'order_lease\b' <<<"$output")" -eq 0 ]
         # every IN over a Distributed table is GLOBAL (the initiator's set, sent to the shards),
         # but the mutation's own (each shard reads order_loads_dist itself); the plain ones read
         # this node's manifest, seal or fates
