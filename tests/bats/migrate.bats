@@ -116,3 +116,26 @@ ALTER TABLE stg.orders_raw ADD COLUMN IF NOT EXISTS _moved String MATERIALIZED '
     [ "$(wc -l <<<"$output")" -eq 2 ]
     [ "$(grep -c "^ALTER TABLE ods.order_snapshot_hot\(_dist\)\? ON CLUSTER ods_cluster ADD COLUMN IF NOT EXISTS _hashdiff_profile LowCardinality(String) DEFAULT 'order-snapshot-wire-v1/strict/xxh3_128/[0-9a-f]*' AFTER _load_ts;$" <<<"$output")" -eq 2 ]
 }
+
+@test "ods-ddl migrate --cluster from the previous release's cluster schema (issue 27): the lease's KeeperMap table is missing, then its view is a Merge table; each refusal names the step, and after them nothing is left to do" {
+    cfg=$(keeper_cfg "$ROOT/clickhouse-config/cluster.example.xml")
+    chlocal --config-file "$cfg" --path db --queries-file "$FIX/schema-cluster-f49c64e.sql"
+    ods_ddl migrate --cluster ods_cluster >migrate.sql
+    run_split chlocal --config-file "$cfg" --path db --queries-file migrate.sql
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"ods-ddl migrate: ods.order_lease_keeper is missing: run ods-ddl schema (with the options the ODS was created with) first"* ]]
+    ods_ddl schema --cluster ods_cluster --per-node >schema.sql
+    chlocal --config-file "$cfg" --path db --queries-file schema.sql
+    run_split chlocal --config-file "$cfg" --path db --queries-file migrate.sql
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"ods-ddl migrate: ods.order_lease_v is a Merge table, this version's a view: with no transition running, DROP TABLE ods.order_lease_v ON CLUSTER ods_cluster, then run ods-ddl schema again"* ]]
+    # (on this one node, without the ON CLUSTER: no DDL queue here)
+    chlocal --config-file "$cfg" --path db -q "DROP TABLE ods.order_lease_v"
+    chlocal --config-file "$cfg" --path db --queries-file schema.sql
+    run_split chlocal --config-file "$cfg" --path db --queries-file migrate.sql
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ -z "$output" ]
+    run_split chlocal --config-file "$cfg" --path db -q "
+        SELECT engine FROM system.tables WHERE database = 'ods' AND name LIKE 'order_lease%' ORDER BY name FORMAT TSV"
+    [ "$output" = "$(printf 'KeeperMap\nView')" ]
+}

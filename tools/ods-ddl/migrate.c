@@ -94,6 +94,16 @@ int ddl_migrate(FILE *out, const ddl_opts *o)
         "             FROM scratch AS s INNER JOIN live AS l ON l.live_db = s.live_db AND l.name = s.name\n"
         "             WHERE s.engine = 'MaterializedView' AND l.engine = 'MaterializedView' AND s.live_select != "
         "l.as_select\n");
+    /* a view where the live ODS has a table of that name: the cluster's lease view over
+     * order_lease_keeper, where a release before it had a Merge table over the node's own lease */
+    sqlw_put(&st, out,
+        "             UNION ALL\n"
+        "             SELECT concat(s.live_db, '.', s.name, ' is a ', l.engine, ' table, this version''s a view: with no "
+        "transition running, DROP TABLE ', s.live_db, '.', s.name, '");
+    sqlw_on_cluster_arg(&st, out, o);
+    sqlw_put(&st, out, ", then run ods-ddl schema again')\n"
+        "             FROM scratch AS s INNER JOIN live AS l ON l.live_db = s.live_db AND l.name = s.name\n"
+        "             WHERE s.engine = 'View' AND l.engine != 'View'\n");
     /* columns */
     sqlw_put(&st, out,
         "             UNION ALL\n"
