@@ -40,9 +40,13 @@ static void test_cluster(void)
     /* the cluster's shape on this node: Distributed tables, no ON CLUSTER in the scratch */
     CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS ods_migrate.order_snapshot_dist") != NULL);
     CHECK(!strstr(s, "CREATE TABLE IF NOT EXISTS ods_migrate.order_snapshot_rep ON CLUSTER"));
-    /* the printed statements (ADD COLUMN, CREATE OR REPLACE VIEW) and the materialized view's
-     * remedy carry it, the name quoted inside the string */
-    CHECK_EQ_INT(count(s, "', ' ON CLUSTER \\'prod-ods\\'', '"), 3);
+    /* the printed statements (ADD COLUMN, CREATE OR REPLACE VIEW) and the remedies of a
+     * materialized view that changed and of a table where this version has a view carry it,
+     * the name quoted inside the string */
+    CHECK_EQ_INT(count(s, "', ' ON CLUSTER \\'prod-ods\\'', '"), 4);
+    CHECK(strstr(s, " table, this version''s a view: with no transition running, DROP TABLE ") != NULL);
+    /* the scratch ODS has the cluster's lease too: at a path of its own in the Keeper */
+    CHECK(strstr(s, "ENGINE = KeeperMap('/ods_transition/ods_migrate/lease')") != NULL);
     free(s);
 }
 
