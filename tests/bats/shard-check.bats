@@ -1269,13 +1269,14 @@ show_tree() {
     [ "${#bad[@]}" -eq 0 ]
 }
 
-@test "ddl: the hot rows and stale records route with the versions: an ods-ddl schema whose hot_dist or stale_dist shards otherwise fails, naming it (issue 27)" {
+@test "ddl: every sharded table of the ODS routes as it must: hot rows and stale records with the versions, errors by their Kafka coordinates, the ledger not at all; each other variant fails, naming the table and what it must be (issue 27)" {
     "$BIN/ods-ddl" schema --cluster c --replicated >good.sql
     run_split "$BIN/shard-check" ddl --cluster c good.sql
     [ "$status" -eq 0 ] || { echo "$output $stderr_text"; return 1; }
     [[ $output == *"ods.order_snapshot_hot_dist -> ods.order_snapshot_hot, sharding key cityHash64(order_id): ok (routed with the versions)"* ]]
     [[ $output == *"ods.order_snapshot_stale_dist -> ods.order_snapshot_stale, sharding key cityHash64(order_id): ok (routed with the versions)"* ]]
-    [[ $output == *"ods.order_snapshot_errors_dist -> ods.order_snapshot_errors: skipped (its rows are not read by order"* ]]
+    [[ $output == *"ods.order_snapshot_errors_dist -> ods.order_snapshot_errors, sharding key cityHash64(_topic,_partition,_offset): ok (routed by the Kafka coordinates)"* ]]
+    [[ $output == *"ods.order_loads_dist -> ods.order_loads, sharding key (none): ok (the ledger: unsharded)"* ]]
     for t in order_snapshot_hot order_snapshot_stale; do
         sed "s/ENGINE = Distributed(c, ods, $t, cityHash64(order_id))/ENGINE = Distributed(c, ods, $t, rand())/" good.sql >bad.sql
         [ "$(grep -c 'rand()' bad.sql)" -eq 1 ]
@@ -1283,6 +1284,25 @@ show_tree() {
         [ "$status" -eq 1 ]
         [[ $stderr_text == *"ods.${t}_dist: shards by rand(), not by cityHash64(order_id) as ods.order_snapshot_dist does"* ]]
     done
+    # the errors by anything but their coordinates (another order of them too), none at all
+    local key shown
+    for key in "rand()" "cityHash64(_offset, _partition, _topic)" "cityHash64(order_id)" ""; do
+        sed "s/ENGINE = Distributed(c, ods, order_snapshot_errors, cityHash64(_topic, _partition, _offset))/ENGINE = Distributed(c, ods, order_snapshot_errors${key:+, $key})/" good.sql >bad.sql
+        [ "$(grep -c 'cityHash64(_topic, _partition, _offset)' bad.sql)" -eq 0 ]
+        run_split "$BIN/shard-check" ddl --cluster c bad.sql
+        [ "$status" -eq 1 ]
+        # (the key as shard-check prints an expression: no blank after a comma)
+        shown=${key:-(none)}
+        shown=${shown//, /,}
+        [[ $stderr_text == *"ods.order_snapshot_errors_dist: shards by $shown, not by cityHash64(_topic,_partition,_offset): the rejected messages in ods.order_snapshot_errors route by their Kafka coordinates"* ]] ||
+            { echo "$key: $stderr_text"; return 1; }
+    done
+    # the ledger with a sharding key
+    sed "s/ENGINE = Distributed(c, ods, order_loads)/ENGINE = Distributed(c, ods, order_loads, cityHash64(_load_id))/" good.sql >bad.sql
+    [ "$(grep -c 'order_loads, cityHash64(_load_id)' bad.sql)" -eq 1 ]
+    run_split "$BIN/shard-check" ddl --cluster c bad.sql
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"ods.order_loads_dist: has the sharding key cityHash64(_load_id): the ledger in ods.order_loads is written on the node that runs the transition and read whole through this table, which must have none"* ]]
 }
 
 @test "the example configs for --replicated: macros.example.xml and keeper.example.xml in config.d load in the engine, give system.macros, and ddl resolves '{cluster}' with them (issue 27)" {
@@ -1318,6 +1338,8 @@ show_tree() {
             [ "$status" -eq 0 ] || { echo "$output $stderr_text"; return 1; }
             [[ $output == *"ods.order_snapshot_hot_dist -> ods.order_snapshot_hot, sharding key cityHash64(order_id): ok (routed with the versions)"* ]]
             [[ $output == *"ods.order_snapshot_stale_dist -> ods.order_snapshot_stale, sharding key cityHash64(order_id): ok (routed with the versions)"* ]]
+            [[ $output == *"ods.order_snapshot_errors_dist -> ods.order_snapshot_errors, sharding key cityHash64(_topic,_partition,_offset): ok (routed by the Kafka coordinates)"* ]]
+            [[ $output == *"ods.order_loads_dist -> ods.order_loads, sharding key (none): ok (the ledger: unsharded)"* ]]
         else
             [ "$status" -eq 1 ]
             [[ $stderr_text == *"ods.order_snapshot_hot_dist: shards by rand(), not by cityHash64(order_id) as ods.order_snapshot_dist does"* ]]

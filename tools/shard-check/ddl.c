@@ -608,6 +608,22 @@ static int ends_with(const char *s, const char *suffix)
 
 /* The local table a Distributed table d points at (NULL when not in the input), its name as
  * "db.table" in lname, and the bare table name in *ltab. */
+/* How ods-ddl routes the rejected messages (the errors table): by their Kafka coordinates. */
+#define ERR_KEY "cityHash64(_topic,_partition,_offset)" /* as render() writes it */
+
+/* does table t have every column of names */
+static int has_all(const table *t, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < t->n_cols && strcmp(t->cols[k], names[i]) != 0)
+            k++;
+        if (k == t->n_cols)
+            return 0;
+    }
+    return 1;
+}
+
 static table *local_of(const toks *ts, table *tabs, size_t n_tabs, const table *d, char *lname, size_t size,
                        const char **ltab)
 {
@@ -932,6 +948,30 @@ int sc_ddl_check(const char *sql, size_t len, const sc_ddl_opts *o, FILE *report
                     have++;
                     break;
                 }
+        if (loc && cols && ref_dist[0] && ref_nu > 0 && have < ref_nu) {
+            /* not read by order: the errors route by their Kafka coordinates, the ledger not at all */
+            static const char *const ERR_COLS[] = {"_topic", "_partition", "_offset", "error_class"};
+            static const char *const LEDGER_COLS[] = {"delta", "committed_at"};
+            int is_err = has_all(cols, ERR_COLS, 4), is_ledger = !is_err && has_all(cols, LEDGER_COLS, 2);
+            if (is_err || is_ledger) {
+                ctx c = {problems, 0, dname};
+                char key[1024] = "(none)";
+                if (d->n_args >= 4)
+                    render(&ts, d->args[3], key, sizeof key);
+                if (is_err && strcmp(key, ERR_KEY) != 0)
+                    problem(&c, "shards by %s, not by %s: the rejected messages in %s route by their Kafka "
+                                "coordinates, as ods-ddl writes them, so that every copy of a message's error row "
+                                "sits on one shard", key, ERR_KEY, lname);
+                if (is_ledger && d->n_args >= 4)
+                    problem(&c, "has the sharding key %s: the ledger in %s is written on the node that runs the "
+                                "transition and read whole through this table, which must have none "
+                                "(Distributed(cluster, database, table))", key, lname);
+                fprintf(report, "%s -> %s, sharding key %s: %s\n", dname, lname, key,
+                        c.n ? "FAIL" : is_err ? "ok (routed by the Kafka coordinates)" : "ok (the ledger: unsharded)");
+                *n_problems += c.n;
+                continue;
+            }
+        }
         if (!loc || !ref_dist[0] || ref_nu == 0 || have < ref_nu) {
             fprintf(report, "%s -> %s: skipped (%s)\n", dname, lname,
                     !loc         ? "its local table is not in the input"
