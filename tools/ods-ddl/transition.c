@@ -234,8 +234,9 @@ static void st_lease_free(tr *t, int k)
     check_statement(t, k, lease_free_problem);
 }
 
-/* 2: the lease itself. A CREATE of an existing table fails, so of two runs past statement 1 at
- * the same moment one fails here. */
+/* 2: the lease itself. A CREATE of an existing table fails, and on a cluster a strict insert of
+ * an existing KeeperMap key (ddl.h), so of two runs past statement 1 at the same moment, on one
+ * node or on two, one fails here. */
 static void st_lease_take(tr *t, int k)
 {
     P(t, "-- %d. the lease taken: one transition (or repair) at a time, whatever its load, until statement %d%s\n", k,
