@@ -44,8 +44,8 @@ int ddl_schema(FILE *out, const ddl_opts *o)
     /* _raw_hash: which bytes a row holds, computed once when it is staged (MATERIALIZED: no
      * INSERT names it, SELECT * leaves it out), so the transition's checks of the staging
      * (coordinates unique, rows staged after the freeze) read 8 bytes a row, not the message */
-    /* _moved: 'L#n' on the n-th copy of its coordinates and bytes that move-late moved from
-     * load L, so a rerun after a kill tells its own copies from the same message staged under
+    /* _moved: 'L#n' on the n-th copy of its coordinates, bytes and _load_ts that move-late moved
+     * from load L, so a rerun after a kill tells its own copies from the same message staged under
      * the new load directly (which it must not take for a copy: the move would then count the
      * late copy in no load's ledger). MATERIALIZED for the reason _raw_hash is: an INSERT
      * without a column list and SELECT * keep the eight columns; move-late writes it with

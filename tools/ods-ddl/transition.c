@@ -998,9 +998,11 @@ int ddl_move_late(FILE *out, const ddl_opts *o)
           "Run the %d statements in order.\n", t.n);
     procedure_start(&t, "the load frozen, the new id new");
     /* Copy, then delete what was copied: cut short anywhere, it is run again and loses nothing.
-     * A copy is marked 'L#n' (the n-th late row of L with its coordinates and bytes), so a rerun
-     * copies exactly the marks not copied yet, even where the new load holds the same message
-     * staged directly (that copy then counts there as redelivered). */
+     * A copy keeps its _load_ts and is marked 'L#n' (the n-th late row of L with its coordinates,
+     * bytes and _load_ts), so a rerun copies exactly the marks not copied yet, even where the new
+     * load holds the same message staged directly (that copy then counts there as redelivered),
+     * and a late row staged after an earlier move of the same bytes (another _load_ts) is a row
+     * of its own, not taken for that copy (soak seed 930943). */
     P(&t, "-- 4. the late rows copied to the new load (those not copied yet), each marked L#n in _moved\n"
           "INSERT INTO %s.orders_raw (raw, ", S);
     sqlw_meta_names(&t.st, t.out);
@@ -1009,23 +1011,24 @@ int ddl_move_late(FILE *out, const ddl_opts *o)
     P(&t, "{to_load_id:String}, _load_ts, _m\nFROM (\n    SELECT raw, ");
     sqlw_meta_names(&t.st, t.out);
     P(&t, "_load_ts, _raw_hash,\n        concat({load_id:String}, '#', toString(row_number() OVER (PARTITION BY _topic, "
-          "_partition, _offset, _raw_hash ORDER BY _load_ts, _timestamp, _key))) AS _m\n"
+          "_partition, _offset, _raw_hash, _load_ts ORDER BY _timestamp, _key))) AS _m\n"
           "    FROM %s.orders_raw\n    WHERE _load_id = {load_id:String} AND ", S);
     not_in_manifest(&t);
-    P(&t, ")\nWHERE (_topic, _partition, _offset, _raw_hash, _m) NOT IN (SELECT _topic, _partition, _offset, "
-          "_raw_hash, _moved FROM %s.orders_raw WHERE startsWith(_moved, concat({load_id:String}, '#')))\n  AND ", S);
+    P(&t, ")\nWHERE (_topic, _partition, _offset, _raw_hash, _load_ts, _m) NOT IN (SELECT _topic, _partition, "
+          "_offset, _raw_hash, _load_ts, _moved FROM %s.orders_raw WHERE startsWith(_moved, concat({load_id:String}, "
+          "'#')))\n  AND ", S);
     guard(&t, 4, lease_only);
     P(&t, "\nSETTINGS insert_allow_materialized_columns = 1");
-    /* a late row goes once all copies of its coordinates and bytes are copied: rows staged
-     * between 4 and 5 keep theirs (and the next move-late takes them) */
+    /* a late row goes once all copies of its coordinates, bytes and _load_ts are copied: rows
+     * staged between 4 and 5 keep theirs (and the next move-late takes them) */
     P(&t, ";\n\n-- 5. the copied rows removed from the frozen load\n"
           "ALTER TABLE %s.orders_raw DELETE WHERE _load_id = {load_id:String} AND ", S);
     not_in_manifest(&t);
-    P(&t, "\n  AND (_topic, _partition, _offset, _raw_hash) IN (\n    SELECT _topic, _partition, _offset, _raw_hash "
-          "FROM %s.orders_raw\n    WHERE (_load_id = {load_id:String} AND ", S);
+    P(&t, "\n  AND (_topic, _partition, _offset, _raw_hash, _load_ts) IN (\n    SELECT _topic, _partition, _offset, "
+          "_raw_hash, _load_ts FROM %s.orders_raw\n    WHERE (_load_id = {load_id:String} AND ", S);
     not_in_manifest(&t);
     P(&t, ") OR startsWith(_moved, concat({load_id:String}, '#'))\n"
-          "    GROUP BY _topic, _partition, _offset, _raw_hash HAVING countIf(_load_id = {load_id:String}) <= "
+          "    GROUP BY _topic, _partition, _offset, _raw_hash, _load_ts HAVING countIf(_load_id = {load_id:String}) <= "
           "countIf(_load_id != {load_id:String}))\n"
           "SETTINGS mutations_sync = 2, allow_nondeterministic_mutations = 1;\n\n");
     st_lease_release(&t, 6);

@@ -1217,23 +1217,26 @@ static void test_move_late(void)
                  "was done%s'), '')]), '')]), '')) AS _p\n", k, kept);
         CHECK_EQ_INT(count(st[k], want), 1);
     }
-    /* 4: the copy, coordinates and _load_ts kept, each copy marked L#n */
+    /* 4: the copy, coordinates and _load_ts kept, each copy marked L#n: the n-th late row of L
+     * with its coordinates, bytes and _load_ts (a later late row of the same bytes, staged after
+     * an earlier move, is a row of its own: soak seed 930943) */
     CHECK(starts(st[4], "INSERT INTO stg.orders_raw (raw, _topic, _partition, _offset, _timestamp, _key, _load_id, _load_ts, _moved)\n"
                         "SELECT raw, _topic, _partition, _offset, _timestamp, _key, {to_load_id:String}, _load_ts, _m\n"
                         "FROM (\n    SELECT raw, _topic, _partition, _offset, _timestamp, _key, _load_ts, _raw_hash,\n"
                         "        concat({load_id:String}, '#', toString(row_number() OVER (PARTITION BY _topic, _partition, "
-                        "_offset, _raw_hash ORDER BY _load_ts, _timestamp, _key))) AS _m\n"
+                        "_offset, _raw_hash, _load_ts ORDER BY _timestamp, _key))) AS _m\n"
                         "    FROM stg.orders_raw\n    WHERE _load_id = {load_id:String} AND "));
     /* copies only marks no row of any load holds yet: never by what the new load holds */
-    CHECK(count(st[4], "\nWHERE (_topic, _partition, _offset, _raw_hash, _m) NOT IN (SELECT _topic, _partition, _offset, "
-                       "_raw_hash, _moved FROM stg.orders_raw WHERE startsWith(_moved, concat({load_id:String}, '#')))\n") == 1);
+    CHECK(count(st[4], "\nWHERE (_topic, _partition, _offset, _raw_hash, _load_ts, _m) NOT IN (SELECT _topic, _partition, "
+                       "_offset, _raw_hash, _load_ts, _moved FROM stg.orders_raw WHERE startsWith(_moved, "
+                       "concat({load_id:String}, '#')))\n") == 1);
     CHECK(!strstr(st[4], "{to_load_id:String})"));
     CHECK(ends(st[4], ") = 0\nSETTINGS insert_allow_materialized_columns = 1;"));
     /* 5: the delete of what was copied: a late row once every copy of it is */
     CHECK(starts(st[5], "ALTER TABLE stg.orders_raw DELETE WHERE _load_id = {load_id:String} AND "));
     CHECK(ends(st[5], "\nSETTINGS mutations_sync = 2, allow_nondeterministic_mutations = 1;"));
-    CHECK(count(st[5], "OR startsWith(_moved, concat({load_id:String}, '#'))\n    GROUP BY _topic, _partition, _offset, _raw_hash "
-                       "HAVING countIf(_load_id = {load_id:String}) <= countIf(_load_id != {load_id:String}))\n") == 1);
+    CHECK(count(st[5], "OR startsWith(_moved, concat({load_id:String}, '#'))\n    GROUP BY _topic, _partition, _offset, _raw_hash, "
+                       "_load_ts HAVING countIf(_load_id = {load_id:String}) <= countIf(_load_id != {load_id:String}))\n") == 1);
     CHECK(!strstr(st[5], "to_load_id"));
     /* the same late rows in 4 and in both halves of 5: the condition after the load id, to the
      * end of its line or of its parenthesis */
