@@ -11,6 +11,16 @@
 /* the scratch database standing for live database db */
 static void scratch_name(char *out, size_t n, const char *db) { snprintf(out, n, "%s_migrate", db); }
 
+/* The end of a remedy "… DROP TABLE x[ ON CLUSTER c], then run ods-ddl schema again" over the
+ * scratch and live objects that match where. */
+static void drop_then_schema(int *st, FILE *out, const ddl_opts *o, const char *where)
+{
+    sqlw_on_cluster_arg(st, out, o);
+    sqlw_put(st, out, ", then run ods-ddl schema again')\n"
+        "             FROM scratch AS s INNER JOIN live AS l ON l.live_db = s.live_db AND l.name = s.name\n"
+        "             WHERE %s\n", where);
+}
+
 int ddl_migrate(FILE *out, const ddl_opts *o)
 {
     int st = 0;
@@ -89,21 +99,15 @@ int ddl_migrate(FILE *out, const ddl_opts *o)
         "             SELECT concat('materialized view ', s.live_db, '.', s.name, ' differs from this version''s: with "
         "no transition running, DROP TABLE ', s.live_db, '.', s.name, '",
         S, D);
-    sqlw_on_cluster_arg(&st, out, o);
-    sqlw_put(&st, out, ", then run ods-ddl schema again')\n"
-        "             FROM scratch AS s INNER JOIN live AS l ON l.live_db = s.live_db AND l.name = s.name\n"
-        "             WHERE s.engine = 'MaterializedView' AND l.engine = 'MaterializedView' AND s.live_select != "
-        "l.as_select\n");
+    drop_then_schema(&st, out, o, "s.engine = 'MaterializedView' AND l.engine = 'MaterializedView' AND "
+                                  "s.live_select != l.as_select");
     /* a view where the live ODS has a table of that name: the cluster's lease view over
      * order_lease_keeper, where a release before it had a Merge table over the node's own lease */
     sqlw_put(&st, out,
         "             UNION ALL\n"
         "             SELECT concat(s.live_db, '.', s.name, ' is a ', l.engine, ' table, this version''s a view: with no "
         "transition running, DROP TABLE ', s.live_db, '.', s.name, '");
-    sqlw_on_cluster_arg(&st, out, o);
-    sqlw_put(&st, out, ", then run ods-ddl schema again')\n"
-        "             FROM scratch AS s INNER JOIN live AS l ON l.live_db = s.live_db AND l.name = s.name\n"
-        "             WHERE s.engine = 'View' AND l.engine != 'View'\n");
+    drop_then_schema(&st, out, o, "s.engine = 'View' AND l.engine != 'View'");
     /* columns */
     sqlw_put(&st, out,
         "             UNION ALL\n"
