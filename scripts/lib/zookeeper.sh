@@ -2,9 +2,9 @@
 # that must share a Keeper (the cluster schema's lease is a KeeperMap row); sourced, never run.
 # zk_start DIR: starts one on a free port of 127.0.0.1, its data and log in DIR; sets ZK_PORT and
 #   ZK_PID; returns non-zero (the log on stderr) when it does not listen within 15 s.
-# zk_config PORT [PREFIX]: the config snippet that points an engine at it, with
+# zk_elements PORT [PREFIX]: the server config elements that point an engine at it, with
 #   keeper_map_path_prefix PREFIX (default /ods_test): engines that share a prefix share their
-#   KeeperMap tables' rows.
+#   KeeperMap tables' rows. Inside <clickhouse>, in a config of its own or another's.
 # zk_stop: stops it.
 zk_start() {
     local dir=$1 p i
@@ -30,9 +30,9 @@ zk_start() {
     echo "ZooKeeper did not start on port $ZK_PORT" >&2
     return 1
 }
-zk_config() {
-    echo "<clickhouse><zookeeper><node><host>127.0.0.1</host><port>$1</port></node></zookeeper>"
-    echo "<keeper_map_path_prefix>${2:-/ods_test}</keeper_map_path_prefix></clickhouse>"
+zk_elements() {
+    echo "<zookeeper><node><host>127.0.0.1</host><port>$1</port></node></zookeeper>"
+    echo "<keeper_map_path_prefix>${2:-/ods_test}</keeper_map_path_prefix>"
 }
 zk_stop() {
     [ -z "${ZK_PID:-}" ] || { kill "$ZK_PID" 2>/dev/null || true; wait "$ZK_PID" 2>/dev/null || true; }

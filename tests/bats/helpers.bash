@@ -42,7 +42,8 @@ keeper_cfg() {
     d=$(mktemp -d "$BATS_TEST_TMPDIR/kcfg.XXXXXX")
     mkdir -p "$d/config.d"
     cp "$1" "$d/config.xml"
-    zk_config "$(cat "$BATS_FILE_TMPDIR/zk.port")" "/ods_test/${d##*/}" >"$d/config.d/keeper.xml"
+    { echo "<clickhouse>"; zk_elements "$(cat "$BATS_FILE_TMPDIR/zk.port")" "/ods_test/${d##*/}"; echo "</clickhouse>"; } \
+        >"$d/config.d/keeper.xml"
     echo "$d/config.xml"
 }
 keeper_stop() {

@@ -1343,6 +1343,18 @@ static int current_load(void)
     return -1;
 }
 
+/* A repair of load L (abandon, take-back): the lease cleared first, clear_pct times in a hundred
+ * when someone holds it (else the repair is refused, as predicted), then half the time L run
+ * again. */
+static void plan_repair(int op, int L, int clear_pct)
+{
+    if ((M.holder >= 0 || M.lease_empty) && pct(clear_pct))
+        plan(OP_CLEAR, -1);
+    plan(op, L);
+    if (pct(50))
+        plan_run(L, 1, NSTMT);
+}
+
 static void choose_op(void)
 {
     int c = current_load();
@@ -1469,15 +1481,9 @@ static void choose_op(void)
         if (pct(50) && any_stopped >= 0)
             plan_run(any_stopped, 1, NSTMT);
         break;
-    case W_ABANDON: {
-        int A = sealed_open >= 0 ? sealed_open : any_sealed;
-        if ((M.holder >= 0 || M.lease_empty) && pct(80))
-            plan(OP_CLEAR, -1);
-        plan(OP_ABANDON, A);
-        if (pct(50))
-            plan_run(A, 1, NSTMT);
+    case W_ABANDON:
+        plan_repair(OP_ABANDON, sealed_open >= 0 ? sealed_open : any_sealed, 80);
         break;
-    }
     case W_LATE:
         plan_stage(any_sealed, 1);
         if (pct(40)) {
@@ -1513,11 +1519,7 @@ static void choose_op(void)
                 if (i != latest && (M.l[i].committed || M.l[i].sealed) && pct(50))
                     T = i;
         }
-        if ((M.holder >= 0 || M.lease_empty) && pct(85))
-            plan(OP_CLEAR, -1);
-        plan(OP_TAKE_BACK, T);
-        if (pct(50))
-            plan_run(T, 1, NSTMT);
+        plan_repair(OP_TAKE_BACK, T, 85);
         break;
     }
     default: {

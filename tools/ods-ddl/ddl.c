@@ -40,6 +40,17 @@ const char *ddl_lease_clear(const ddl_opts *o, char *buf, size_t n)
     return buf;
 }
 
+const char *ddl_lease_release(const ddl_opts *o, const char *since, char *buf, size_t n)
+{
+    if (!o->cluster)
+        return ddl_lease_clear(o, buf, n);
+    int k = snprintf(buf, n, "DELETE FROM %s.order_lease_keeper WHERE name = 'lease' AND _load_id = {load_id:String}",
+                     o->ods_db);
+    if (since && k > 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, " AND toString(since) = '%s'", since);
+    return buf;
+}
+
 int ddl_check_load_id(const char *s)
 {
     size_t n = s ? strlen(s) : 0;

@@ -74,6 +74,10 @@ int ddl_check_load_id(const char *s);
 /* The statement an operator runs to clear a stale lease, into buf; returns buf. No ';' and no
  * quote: the messages carry it inside SQL string literals. */
 const char *ddl_lease_clear(const ddl_opts *o, char *buf, size_t n);
+/* The statement a run that holds the lease releases it with, into buf; returns buf. One node:
+ * DROP TABLE IF EXISTS (the run has checked the lease is its own). A cluster: the delete of the
+ * row of {load_id:String}, and when since is not NULL only if it is still the one taken then. */
+const char *ddl_lease_release(const ddl_opts *o, const char *since, char *buf, size_t n);
 /* --store and --typing as given (NULL: the default, changes / udf) into o->store_every and
  * o->typing_sql; DDL_EINVAL with err->what the option and err->msg what it takes. */
 int ddl_set_modes(ddl_opts *o, const char *store, const char *typing, ddl_error *err);

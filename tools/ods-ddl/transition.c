@@ -741,11 +741,8 @@ static void st_lease_release(tr *t, int k)
 {
     P(t, "-- %d. the lease still this run's\n", k);
     check_statement(t, k, lease_only);
-    if (t->o->cluster)
-        P(t, "-- %d. the lease released\nDELETE FROM %s.order_lease_keeper WHERE name = 'lease' AND _load_id = "
-             "{load_id:String};\n", k + 1, t->D);
-    else
-        P(t, "-- %d. the lease released\nDROP TABLE IF EXISTS %s.order_lease;\n", k + 1, t->D);
+    char rel[256];
+    P(t, "-- %d. the lease released\n%s;\n", k + 1, ddl_lease_release(t->o, NULL, rel, sizeof rel));
 }
 
 int ddl_transition(FILE *out, const ddl_opts *o)

@@ -412,13 +412,8 @@ int ld_run(const ld_opts *o, ld_error *err)
         int q = runner_query(&r, lease_sql, &out, &errs, &e2);
         const char *state = q == 0 && out.data ? out.data : "";
         if (!strcmp(state, "ours\n")) {
-            /* on a cluster the delete names the lease this run took: nothing else can go */
-            char clear[160];
-            if (o->ddl.cluster)
-                snprintf(lease_sql, sizeof lease_sql, "DELETE FROM %s.order_lease_keeper WHERE name = 'lease' AND "
-                         "_load_id = {load_id:String} AND toString(since) = '%s'", o->ddl.ods_db, since);
-            else
-                snprintf(lease_sql, sizeof lease_sql, "%s", ddl_lease_clear(&o->ddl, clear, sizeof clear));
+            /* (on a cluster the delete names the lease this run took: nothing else can go) */
+            ddl_lease_release(&o->ddl, since, lease_sql, sizeof lease_sql);
             q = runner_query(&r, lease_sql, &out, &errs, &e2);
             if (q == 0 && ++err->released)
                 fprintf(stderr, "ods-load: %s: the lease this run took (since %s) is released\n", o->load_id, since);

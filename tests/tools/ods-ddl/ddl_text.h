@@ -7,6 +7,7 @@
 #include "ddl.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef int (*gen_fn)(FILE *, const ddl_opts *);
 
@@ -25,6 +26,28 @@ static inline char *gen(gen_fn fn, const ddl_opts *o)
         return NULL;
     }
     return buf;
+}
+
+/* s with every occurrence of from replaced by to, malloc-ed (NULL for a NULL s or no memory). */
+static inline char *replace_all(const char *s, const char *from, const char *to)
+{
+    if (!s)
+        return NULL;
+    size_t nf = strlen(from), nt = strlen(to), n = 0;
+    for (const char *p = s; (p = strstr(p, from)); p += nf)
+        n++;
+    char *out = malloc(strlen(s) + n * nt + 1), *o = out;
+    if (!out)
+        return NULL;
+    const char *p = s;
+    for (const char *q; (q = strstr(p, from)); p = q + nf) {
+        memcpy(o, p, (size_t)(q - p));
+        o += q - p;
+        memcpy(o, to, nt);
+        o += nt;
+    }
+    strcpy(o, p);
+    return out;
 }
 
 /* Occurrences of needle in hay, not overlapping; 0 for a NULL hay. */

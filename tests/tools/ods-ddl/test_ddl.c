@@ -199,6 +199,22 @@ static const char *ledger_block(void)
 
 /* The load id rule in C (the tools' check before any statement) and the modes of the transition;
  * the rule against the engine's match() on generated ids: ods-load.bats. */
+/* The lease's clearing and release statements, one node and cluster, from the one place. */
+static void test_lease_statements(void)
+{
+    char b[256];
+    ddl_opts one = {.stg_db = "stg", .ods_db = "o1"}, cl = {.stg_db = "stg", .ods_db = "o1", .cluster = "c"};
+    CHECK_EQ_STR(ddl_lease_clear(&one, b, sizeof b), "DROP TABLE IF EXISTS o1.order_lease");
+    CHECK_EQ_STR(ddl_lease_clear(&cl, b, sizeof b), "TRUNCATE TABLE o1.order_lease_keeper");
+    CHECK(!strchr(b, '\''));
+    CHECK_EQ_STR(ddl_lease_release(&one, "2026-01-01 00:00:00.000", b, sizeof b), "DROP TABLE IF EXISTS o1.order_lease");
+    CHECK_EQ_STR(ddl_lease_release(&cl, NULL, b, sizeof b),
+                 "DELETE FROM o1.order_lease_keeper WHERE name = 'lease' AND _load_id = {load_id:String}");
+    CHECK_EQ_STR(ddl_lease_release(&cl, "2026-01-01 00:00:00.000", b, sizeof b),
+                 "DELETE FROM o1.order_lease_keeper WHERE name = 'lease' AND _load_id = {load_id:String} AND "
+                 "toString(since) = '2026-01-01 00:00:00.000'");
+}
+
 static void test_load_id_and_modes(void)
 {
     static const char *const good[] = {"L1", "2026-03-01.orders", "a", "x:y+z/w-v_u.t", "0"};
@@ -544,24 +560,6 @@ static void test_cluster_names(void)
     free(s);
 }
 
-/* s with every occurrence of needle removed (malloc-ed). */
-static char *remove_all(const char *s, const char *needle)
-{
-    size_t n = strlen(needle);
-    char *out = malloc(strlen(s) + 1), *w = out;
-    if (!out)
-        return NULL;
-    for (const char *p = s; *p;) {
-        if (!strncmp(p, needle, n)) {
-            p += n;
-            continue;
-        }
-        *w++ = *p++;
-    }
-    *w = '\0';
-    return out;
-}
-
 /* s without its lines that start with "--" (malloc-ed). */
 static char *drop_comments(const char *s)
 {
@@ -605,7 +603,7 @@ static void test_schema_per_node(void)
             /* the Distributed tables still name the cluster */
             CHECK_EQ_INT(count(pn, "ENGINE = Distributed("), 5);
             CHECK_EQ_INT(count(pn, "Replicated"), repl ? 9 : 0);
-            char *want = remove_all(on, names[i][1]);
+            char *want = replace_all(on, names[i][1], "");
             char *a = drop_comments(want), *b = drop_comments(pn);
             CHECK(a && b && !strcmp(a, b));
             free(want);
@@ -626,6 +624,7 @@ int main(void)
 {
     test_ident();
     test_load_id_and_modes();
+    test_lease_statements();
     test_kafka_values();
     test_opts();
     test_quote();

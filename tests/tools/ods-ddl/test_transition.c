@@ -182,29 +182,12 @@ static void check_lease_drop(char *st[MAXSTMT + 1], int last)
     }
 }
 
-/* Every occurrence of from in s replaced by to, in a fresh string (s is freed). */
+/* replace_all, consuming s */
 static char *replace_every(char *s, const char *from, const char *to)
 {
-    if (!s)
-        return NULL;
-    size_t nf = strlen(from), nt = strlen(to), n = 0;
-    for (const char *p = s; (p = strstr(p, from)); p += nf)
-        n++;
-    char *out = malloc(strlen(s) + n * nt + 1), *o = out;
-    if (!out) {
-        free(s);
-        return NULL;
-    }
-    const char *p = s;
-    for (const char *q; (q = strstr(p, from)); p = q + nf) {
-        memcpy(o, p, (size_t)(q - p));
-        o += q - p;
-        memcpy(o, to, nt);
-        o += nt;
-    }
-    strcpy(o, p);
+    char *r = replace_all(s, from, to);
     free(s);
-    return out;
+    return r;
 }
 
 /* The cluster's lease (ddl.h: a KeeperMap row, one holder cluster-wide) in a procedure of nst
