@@ -274,7 +274,7 @@ layout_vs_engine() {
 @test "layout fails with the reason: all-zero weights, duplicate host:port, replicas without internal_replication" {
     run_split "$SC" layout --config "$FIX/zero.xml" --cluster zero
     [ "$status" -eq 1 ]
-    [[ $stderr_text == *"every shard has weight 0"* ]]
+    [[ $stderr_text == *"remote_servers.zero: the server refuses this config, and with it every cluster (zero too): Cluster with zero weight on all shards is prohibited (BAD_ARGUMENTS)"* ]]
     # the engine refuses that cluster too
     run_split chlocal --config-file "$FIX/zero.xml" -q "CREATE TABLE l (k String) ENGINE = Memory; CREATE TABLE d AS l ENGINE = Distributed(zero, default, l, cityHash64(k))"
     [ "$status" -eq 1 ]
@@ -282,8 +282,8 @@ layout_vs_engine() {
     # and a replica without <port> when the config has no <tcp_port>
     sed 's,<port>1</port>,,' "$FIX/w305.xml" >noport.xml
     run_split "$SC" layout --config noport.xml --cluster w305
-    [ "$status" -eq 2 ]
-    [[ $stderr_text == *"a replica has no <port> and the config no <tcp_port>"* ]]
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"Port is not specified in cluster configuration (NO_ELEMENTS_IN_CONFIG)"* ]]
     run_split chlocal --config-file noport.xml -q "CREATE TABLE l (k String) ENGINE = Memory; CREATE TABLE d AS l ENGINE = Distributed(w305, default, l, cityHash64(k))"
     [ "$status" -eq 1 ]
     [[ $stderr_text == *"Port is not specified in cluster configuration"* ]]
@@ -457,7 +457,7 @@ layout_vs_engine() {
     layout_vs_engine "$FIX/bom.xml" "$FIX/bom.xml" bom
 }
 
-@test "from_env is read from the environment as the server reads it; from_env on an element with a value and no replace exits 2" {
+@test "from_env is read from the environment as the server reads it; from_env on an element with a value and no replace is refused (exit 1), as the server refuses it" {
     export SC_W1=0 SC_HOST=env-host SC_PORT=9440
     unset SC_UNSET_WEIGHT
     # replace="1" drops the inline 1 for 0; an unset variable keeps the inline value, or with
@@ -475,13 +475,13 @@ layout_vs_engine() {
     [ "$status" -ne 0 ]
     [[ $stderr_text == *"Syntax error"* ]]
     run_split env SC_W1='2 ' "$SC" layout --config "$FIX/from-env.xml" --cluster envc
-    [ "$status" -eq 2 ]
-    [[ $stderr_text == *"<weight> is not a number as the server reads one"* ]]
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"the server refuses this config, and with it every cluster (envc too): Syntax error (Poco::SyntaxException)"* ]]
     run_split chlocal --config-file "$FIX/from-env-no-replace.xml" -q "SELECT 1"
     [ "$status" -ne 0 ]
     [[ $stderr_text == *"Element <host> has value and does not have 'replace' attribute"* ]]
     run_split "$SC" layout --config "$FIX/from-env-no-replace.xml" --cluster envc
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 1 ]
     [ "$(wc -l <<<"$stderr_text")" -eq 1 ]
     [[ $stderr_text == *"from_env= has a value but no replace=\"1\": ClickHouse refuses to load such a config"* ]]
 }
@@ -885,7 +885,7 @@ engine_routes() {
     [ "$status" -eq 2 ]
     run_split "$SC" lock --config "$FIX/zero.xml" --cluster zero
     [ "$status" -eq 1 ]
-    [ "$stderr_text" = "shard-check: cluster zero: every shard has weight 0: there is no slot table to lock (ClickHouse refuses such a cluster)" ]
+    [ "$stderr_text" = "shard-check: $FIX/zero.xml, remote_servers.zero: the server refuses this config, and with it every cluster (zero too): Cluster with zero weight on all shards is prohibited (BAD_ARGUMENTS)" ]
     [ -z "$output" ]
     # a failed lock leaves an existing lock file as it was
     echo keep >z.lock
@@ -1163,27 +1163,62 @@ layout_tsv() {
     }'
 }
 
+# engine_reason ERRFILE: what the engine's refusal names, as shard-check must name it too: the
+# error code (NO_ELEMENTS_IN_CONFIG …), or for a std::exception its class (Poco::SyntaxException,
+# std::out_of_range …). Empty when the message is none of those.
+engine_reason() {
+    local m
+    m=$(tr '\n' ' ' <"$1")
+    if [[ $m =~ DB::Exception:\ ([A-Za-z_:]+):\ .*\(STD_EXCEPTION\) ]]; then
+        echo "${BASH_REMATCH[1]}"
+    elif [[ $m =~ \(([A-Z_]+)\)\ *$ ]] || [[ $m =~ \(([A-Z_]+)\)\ *\(version ]]; then
+        echo "${BASH_REMATCH[1]}"
+    fi
+}
+
 # diff_config DIR MAIN: every cluster named in DIR/clusters, with DIR/env exported: the engine's
 # system.clusters rows (chlocal --config-file MAIN) and shard-check layout --config MAIN must
-# agree; a cluster the engine does not show must be "not found" (exit 1). Writes what differs to
-# DIR.out and returns 1 if anything does, 2 if the engine refuses the config or shows a cluster
-# DIR/clusters does not name.
+# agree; a cluster the engine does not show must be "not found" (exit 1); '{cluster}' is the
+# engine's macro (system.macros). When the engine refuses the config, every name must fail
+# (exit 1) with "the server refuses this config" and the engine's reason. Writes what differs to
+# DIR.out and returns 1 if anything does, 2 if the engine refuses for a reason shard-check does
+# not know or shows a cluster DIR/clusters does not name.
 diff_config() {
-    local dir=$1 main=$2 cl st
+    local dir=$1 main=$2 cl name st reason macro=""
+    : >"$dir.out"
     if ! (set -a; . "$dir/env"; set +a;
         exec "$BIN/chlocal" --config-file "$main" -q "SELECT cluster, shard_num, shard_weight,
             internal_replication, replica_num, host_name, port FROM system.clusters
             ORDER BY cluster, shard_num, replica_num FORMAT TSV") >"$dir.engine" 2>"$dir.engine_err"; then
-        { echo "the engine refuses the config:"; cat "$dir.engine_err"; } >"$dir.out"
-        return 2
+        reason=$(engine_reason "$dir.engine_err")
+        if [ -z "$reason" ]; then
+            { echo "the engine refuses the config for a reason not known here:"; cat "$dir.engine_err"; } >"$dir.out"
+            return 2
+        fi
+        while read -r cl; do
+            (set -a; . "$dir/env"; set +a; exec "$SC" layout --config "$main" --cluster "$cl") >"$dir.report" 2>"$dir.err"
+            st=$?
+            if [ "$st" -ne 1 ] || ! grep -q "the server refuses this config" "$dir.err" || ! grep -qF "$reason" "$dir.err"; then
+                { echo "cluster $cl: the engine refuses the config ($reason); shard-check exit $st:"
+                  cat "$dir.engine_err" "$dir.report" "$dir.err"; } >>"$dir.out"
+            fi
+        done <"$dir/clusters"
+        [ ! -s "$dir.out" ]
+        return
     fi
     # every cluster the engine shows is one the generator (or the fixture) names
     if ! awk -F'\t' 'NR == FNR {want[$0] = 1; next} !($1 in want) {print "the engine shows cluster " $1 ", not in clusters"; bad = 1}
             END {exit bad}' "$dir/clusters" "$dir.engine" >"$dir.out"; then
         return 2
     fi
+    if grep -qxF '{cluster}' "$dir/clusters"; then
+        macro=$(set -a; . "$dir/env"; set +a; exec "$BIN/chlocal" --config-file "$main" -q \
+            "SELECT substitution FROM system.macros WHERE macro = 'cluster' FORMAT TSVRaw")
+    fi
     while read -r cl; do
-        awk -F'\t' -v c="$cl" '$1 == c' "$dir.engine" >"$dir.want"
+        name=$cl
+        [ "$cl" = '{cluster}' ] && name=$macro
+        awk -F'\t' -v c="$name" '$1 == c' "$dir.engine" >"$dir.want"
         (set -a; . "$dir/env"; set +a; exec "$SC" layout --config "$main" --cluster "$cl") >"$dir.report" 2>"$dir.err"
         st=$?
         if [ ! -s "$dir.want" ]; then
@@ -1192,13 +1227,7 @@ diff_config() {
             fi
             continue
         fi
-        if [ "$(awk -F'\t' '{w += $3} END {print w + 0}' "$dir.want")" -eq 0 ]; then
-            if [ "$st" -ne 1 ] || ! grep -q "every shard has weight 0" "$dir.err"; then
-                { echo "cluster $cl: all weights 0 in the engine; shard-check exit $st:"; cat "$dir.report" "$dir.err"; } >>"$dir.out"
-            fi
-            continue
-        fi
-        layout_tsv "$cl" <"$dir.report" >"$dir.got"
+        layout_tsv "$name" <"$dir.report" >"$dir.got"
         : >"$dir.diff"
         if [ "$st" -ne 0 ] || ! diff -u "$dir.want" "$dir.got" >"$dir.diff"; then
             {

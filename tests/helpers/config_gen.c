@@ -1,5 +1,6 @@
-/* config_gen: writes a random but loadable ClickHouse server config tree (main file, merge dirs,
- * include_from, from_env) for the shard-check layout differential test (tests/bats/shard-check.bats). */
+/* config_gen: writes a random ClickHouse server config tree (main file, merge dirs, include_from,
+ * from_env, ${…}, entities, CDATA, macros) for the shard-check layout differential test
+ * (tests/bats/shard-check.bats): mostly loadable, and one in five with a defect the server refuses. */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <limits.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "splitmix.h"
 #include <sys/stat.h>
@@ -98,6 +100,25 @@ static buf g_envfile, g_metrika;
 static int g_incl_from;    /* include_from is set */
 static int g_incl_n;
 static char g_dir[PATH_MAX];
+static int g_tcp_port_secure; /* the main file has <tcp_port_secure>: a secure replica may omit <port> */
+static int g_in_main;         /* writing the main file: CDATA and the DOCTYPE's entity may be used */
+static int g_entity;          /* the main file declares <!ENTITY dom …> */
+static buf g_vals;            /* <vals>: the targets of ${vals.kN} */
+static int g_nvals;
+
+/* a value written as ${vals.kN} (sometimes through a second reference): Poco expands it when the
+ * server reads the value */
+static void val_ref(buf *b, const char *v)
+{
+    int k = ++g_nvals;
+    if (pct(30)) {
+        int k2 = ++g_nvals;
+        bprintf(&g_vals, "<k%d>%s</k%d><k%d>${vals.k%d}</k%d>", k2, v, k2, k, k2, k);
+    } else {
+        bprintf(&g_vals, "<k%d>%s</k%d>", k, v, k);
+    }
+    bprintf(b, "${vals.k%d}", k);
+}
 
 /* internal_replication as Poco's getBool reads it, in several spellings */
 static const char *bool_text(int v)
@@ -111,14 +132,36 @@ static int pick_cls(void) { return pct(88) ? 0 : pct(60) ? 1 : 2; }
 static void host(buf *b)
 {
     int h = ++g_host;
+    char a[64];
     /* addresses, not names: the engine resolves every host, and a DNS lookup per name is slow */
     switch (rn(3)) {
-    case 0: bprintf(b, "<host>127.0.%d.%d</host>", h / 200, 1 + h % 200); break;
-    case 1: bprintf(b, "<host>10.%d.0.%d</host>", 1 + rn(250), h); break;
-    default: bprintf(b, "<host>192.168.%d.%d</host>", h / 250, 1 + h % 250);
+    case 0: snprintf(a, sizeof a, "127.0.%d.%d", h / 200, 1 + h % 200); break;
+    case 1: snprintf(a, sizeof a, "10.%d.0.%d", 1 + rn(250), h); break;
+    default: snprintf(a, sizeof a, "192.168.%d.%d", h / 250, 1 + h % 250);
     }
+    bprintf(b, "<host>");
+    if (pct(8))
+        val_ref(b, a);
+    else if (g_in_main && g_entity && pct(10)) /* stays "&dom;" on the server: one name, rarely */
+        bprintf(b, "%s&dom;", a);
+    else
+        bprintf(b, "%s", a);
+    bprintf(b, "</host>");
 }
-static void port(buf *b) { bprintf(b, "<port>%d</port>", 9000 + ++g_port); }
+static void port(buf *b)
+{
+    int p = 9000 + ++g_port;
+    char v[16];
+    snprintf(v, sizeof v, "%d", p);
+    bprintf(b, "<port>");
+    if (pct(8))
+        val_ref(b, v);
+    else if (pct(5)) /* a character reference: expanded by the parser */
+        bprintf(b, "9&#%d;%s", '0' + (p / 100) % 10, v + 2);
+    else
+        bprintf(b, "%s", v);
+    bprintf(b, "</port>");
+}
 
 /* a <weight> with value w: inline, or from_env with replace="1" (an inline decoy) or empty */
 static int g_plain_env; /* writing a merge file: from_env only on an empty element, no weight 0 */
@@ -135,6 +178,14 @@ static void weight_el(buf *b, int w)
             bprintf(b, "<weight from_env=\"SCG_W%d\" replace=\"1\">%d</weight>", v, range(0, 5));
         else
             bprintf(b, "<weight from_env=\"SCG_W%d\"/>", v);
+    } else if (pct(6)) {
+        char v[16];
+        snprintf(v, sizeof v, "%d", w);
+        bprintf(b, "<weight>");
+        val_ref(b, v);
+        bprintf(b, "</weight>");
+    } else if (g_in_main && pct(8)) { /* a merge's <weight> is appended to it: "1" and "2" are 12 */
+        bprintf(b, "<weight><![CDATA[%d]]></weight>", w);
     } else {
         bprintf(b, pct(90) ? "<weight>%d</weight>" : pct(50) ? "<weight>+%d</weight>" : "<weight>0%d</weight>", w);
     }
@@ -147,10 +198,15 @@ static void full_replica(buf *b, int cls)
 {
     bprintf(b, "<replica%s>", cls_attr(cls));
     host(b);
-    if (!g_tcp_port || pct(85))
+    int secure = pct(12);
+    if (secure) /* its default port is tcp_port_secure; <secure/> is true */
+        bprintf(b, "%s", pct(40) ? "<secure/>" : pct(50) ? "<secure>1</secure>" : "<secure>true</secure>");
+    if (!(secure ? g_tcp_port_secure : g_tcp_port) || pct(85))
         port(b);
     if (pct(15))
         bprintf(b, "<user>u%d</user><password>p%d</password>", rn(9), rn(99));
+    if (pct(8))
+        bprintf(b, "<priority>%d</priority>", range(1, 3));
     bprintf(b, "</replica>");
 }
 
@@ -166,14 +222,22 @@ static void full_shard(buf *b, ent *e, int kind, int cls, int w, const char *ext
         port(b);
         if (w >= 0)
             weight_el(b, w);
+        if (pct(20)) /* not read in a legacy <node>: its shard is not internal_replication */
+            bprintf(b, "<internal_replication>true</internal_replication>");
         bprintf(b, "</node>");
         return;
     }
     bprintf(b, "<shard%s%s>", cls_attr(cls), extra_attr);
     if (w >= 0)
         weight_el(b, w);
-    if (pct(50))
-        bprintf(b, "<internal_replication>%s</internal_replication>", bool_text(pct(60)));
+    if (pct(50)) {
+        bprintf(b, "<internal_replication>");
+        if (pct(8))
+            val_ref(b, bool_text(pct(60)));
+        else
+            bprintf(b, "%s", bool_text(pct(60)));
+        bprintf(b, "</internal_replication>");
+    }
     int n = range(1, 3);
     for (int i = 0; i < n; i++) {
         int rc = pct(90) ? 0 : 1;
@@ -200,7 +264,8 @@ static void draw_weights(int *w, int n)
  * returns whether any has a weight above 0 */
 static int metrika_shards(const char *name, int allow_node)
 {
-    int n = range(1, 2), w[2];
+    int n = range(1, 2), w[2], in_main = g_in_main;
+    g_in_main = 0; /* another file: no entity of the main file's DOCTYPE, no CDATA to merge */
     g_no_env = allow_node; /* <include> content: the engine leaves its from_env unresolved */
     draw_weights(w, n);
     buf b = {0};
@@ -209,6 +274,7 @@ static int metrika_shards(const char *name, int allow_node)
         full_shard(&b, &e, allow_node && pct(25) ? K_NODE : K_SHARD, 0, w[i], "");
     }
     g_no_env = 0;
+    g_in_main = in_main;
     bprintf(&g_metrika, "  <%s>%s</%s>\n", name, b.s, name);
     bfree(&b);
     return 1;
@@ -232,7 +298,10 @@ static void cluster_content(buf *b, clu *c, int in_main)
             snprintf(nm, sizeof nm, "sh_%d", ++g_incl_n);
             int iw = w[i] < 0 ? range(1, 5) : w[i];
             buf s = {0};
+            int in_main = g_in_main;
+            g_in_main = 0; /* written to the include_from file */
             full_shard(&s, e, K_SHARD, 0, iw, "");
+            g_in_main = in_main;
             /* the content of the shard element, without its <shard> tags */
             s.s[s.len - strlen("</shard>")] = 0;
             bprintf(&g_metrika, "  <%s>%s</%s>\n", nm, s.s + strlen("<shard>"), nm);
@@ -611,6 +680,50 @@ static void write_file(const char *path, const buf *b)
 }
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* A cluster the server cannot build: it then refuses the whole config, every cluster in it. One
+ * of the defects measured on the engine (tests/fixtures/shard/diff/ holds one of each). name gets
+ * the cluster's name. */
+static void defect_cluster(buf *b, char *name, size_t cap, int n)
+{
+    int kind = rn(17);
+    pathf(name, cap, kind == 0 ? "bad.d_%d" : "bad_%d", n);
+    const char *r = "<replica><host>10.9.9.9</host><port>9999</port></replica>";
+    bprintf(b, "\n    <%s>", name);
+    switch (kind) {
+    case 0: bprintf(b, "<shard>%s</shard>", r); break; /* a dot in the name */
+    case 1: break;                                   /* no shard at all */
+    case 2: bprintf(b, "<secret>s</secret>"); break;
+    case 3: bprintf(b, "<shard><weight>0</weight>%s</shard><node><host>10.9.9.8</host><port>1</port><weight>0</weight></node>", r); break;
+    case 4: bprintf(b, "<%s/><shard>%s</shard>", pct(50) ? "foo" : "host", r); break;
+    case 5: {
+        const char *e = pct(50) ? "priority" : "secret";
+        bprintf(b, "<shard><%s>1</%s>%s</shard>", e, e, r);
+        break;
+    }
+    case 6: bprintf(b, "<shard><weight>1</weight></shard>"); break;
+    case 7: bprintf(b, "<shard><replica><host>10.9.9.9</host><port>%s</port></replica></shard>", pct(50) ? "9x" : pct(50) ? "" : "${vals.nokey}"); break;
+    case 8: bprintf(b, "<shard><replica><host>10.9.9.9</host><port>65536</port></replica></shard>"); break;
+    case 9:
+        bprintf(b, "<shard><replica><host>10.9.9.9</host>%s</replica></shard>", g_tcp_port ? "<secure/>" : "");
+        if (g_tcp_port && g_tcp_port_secure) /* then it would load: take the secure default away */
+            bprintf(b, "<shard><replica><host>10.9.9.9</host><port>0</port></replica></shard>");
+        break;
+    case 10: bprintf(b, "<shard><replica><port>1</port></replica></shard>"); break;
+    case 11: {
+        const char *e = pct(50) ? "priority" : pct(50) ? "compression" : "secure";
+        bprintf(b, "<shard><replica><host>10.9.9.9</host><port>1</port><%s>maybe</%s></replica></shard>", e, e);
+        break;
+    }
+    case 12: bprintf(b, "<shard><internal_replication>nope</internal_replication>%s</shard>", r); break;
+    case 13: bprintf(b, "<shard><name>a</name>%s</shard><shard>%s</shard>", r, r); break;
+    case 14: bprintf(b, "<shard><replica><host>${vals.loop}</host><port>1</port></replica></shard>");
+             bprintf(&g_vals, "<loop>${vals.loop}</loop>"); break;
+    case 15: bprintf(b, "<allow_distributed_ddl_queries>sometimes</allow_distributed_ddl_queries><shard>%s</shard>", r); break;
+    default: bprintf(b, "<shard><weight>x1</weight>%s</shard>", r);
+    }
+    bprintf(b, "</%s>", name);
+}
+
 int main(int argc, char **argv)
 {
     const char *out = NULL;
@@ -640,17 +753,31 @@ int main(int argc, char **argv)
     int yandex = pct(20);
     g_incl_from = pct(35);
     g_tcp_port = pct(25);
+    g_tcp_port_secure = pct(25);
+    g_entity = pct(12);
+    int defect = pct(20);
+    char defect_name[64] = "";
 
     /* the main file */
     buf mainf = {0};
+    if (g_entity)
+        bprintf(&mainf, "<!DOCTYPE %s [<!ENTITY dom \".ods.example\">]>\n", yandex ? "yandex" : "clickhouse");
     bprintf(&mainf, "<%s>\n", yandex ? "yandex" : "clickhouse");
     if (g_tcp_port)
         bprintf(&mainf, "  <tcp_port>9000</tcp_port>\n");
+    if (g_tcp_port_secure)
+        bprintf(&mainf, "  <tcp_port_secure>9440</tcp_port_secure>\n");
     if (g_incl_from)
         bprintf(&mainf, "  <include_from>%s/metrika.xml</include_from>\n", g_dir);
     bprintf(&mainf, "  <remote_servers>");
     g_nc = range(1, 4);
-    for (int i = 0; i < g_nc; i++) {
+    int defect_at = defect ? rn(g_nc + 1) : -1;
+    g_in_main = 1;
+    for (int i = 0; i <= g_nc; i++) {
+        if (i == defect_at)
+            defect_cluster(&mainf, defect_name, sizeof defect_name, i + 1);
+        if (i == g_nc)
+            break;
         clu *c = &g_c[i];
         static const char *names[] = {"ods", "cl", "prod_ods", "c"};
         pathf(c->name, sizeof c->name, "%s_%d", names[rn(4)], i + 1);
@@ -681,7 +808,25 @@ int main(int argc, char **argv)
         cluster_content(&mainf, c, 1);
         bprintf(&mainf, "\n    </%s>", c->name);
     }
-    bprintf(&mainf, "\n  </remote_servers>\n</%s>\n", yandex ? "yandex" : "clickhouse");
+    g_in_main = 0;
+    bprintf(&mainf, "\n  </remote_servers>\n");
+    /* {cluster} from <macros>: plain, through ${…}, or from_env: set, or unset with the element's
+     * own text as the fallback (replace="1") */
+    int macro = pct(30);
+    if (macro) {
+        const char *nm = g_c[rn(g_nc)].name;
+        bprintf(&mainf, "  <macros>");
+        switch (rn(4)) {
+        case 0: bprintf(&mainf, "<cluster>%s</cluster>", nm); break;
+        case 1: bprintf(&mainf, "<cluster>"); val_ref(&mainf, nm); bprintf(&mainf, "</cluster>"); break;
+        case 2:
+            bprintf(&mainf, "<cluster from_env=\"SCG_MACRO\"/>");
+            bprintf(&g_envfile, "SCG_MACRO=%s\n", nm);
+            break;
+        default: bprintf(&mainf, "<cluster from_env=\"SCG_UNSET_MACRO\" replace=\"1\">%s</cluster>", nm);
+        }
+        bprintf(&mainf, "</macros>\n");
+    }
 
     /* merge files: their paths first, then their content in the server's merge order */
     char *paths[8];
@@ -704,6 +849,9 @@ int main(int argc, char **argv)
     g_plain_env = 1;
     for (int i = 0; i < np; i++) {
         buf b = {0};
+        size_t pl = strlen(paths[i]);
+        if (pl > 5 && !strcasecmp(paths[i] + pl - 5, ".conf") && pct(10))
+            bprintf(&b, "\xEF\xBB\xBF"); /* the server reads such a .conf as YAML, not XML */
         merge_file(&b);
         char d[PATH_MAX + 64];
         pathf(d, sizeof d, "%s", paths[i]);
@@ -734,6 +882,8 @@ int main(int argc, char **argv)
         write_file(p, &b);
         bfree(&b);
     }
+    /* the targets of every ${vals.kN}, the merge files' too: all written by now */
+    bprintf(&mainf, "  <vals>%s</vals>\n</%s>\n", g_vals.s ? g_vals.s : "", yandex ? "yandex" : "clickhouse");
     pathf(p, sizeof p, "%s/%s.xml", g_dir, stem);
     write_file(p, &mainf);
     buf l = {0};
@@ -757,6 +907,10 @@ int main(int argc, char **argv)
         if (!seen)
             bprintf(&l, "%s\n", g_c[i].name);
     }
+    if (defect_name[0])
+        bprintf(&l, "%s\n", defect_name);
+    if (macro)
+        bprintf(&l, "{cluster}\n");
     pathf(p, sizeof p, "%s/clusters", g_dir);
     write_file(p, &l);
     pathf(p, sizeof p, "%s/env", g_dir);

@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "cfg.h"
 #include "key.h"
 
 enum { T_END, T_IDENT, T_QIDENT, T_STRING, T_NUMBER, T_PUNCT };
@@ -450,9 +451,11 @@ int sc_macros_load_config(sc_macros *m, const char *config)
         return SC_OK;
     }
     sc_err e = {0};
-    int rc = sc_config_macros(config, &m->cfg_defs, &m->n_cfg, &e);
+    int rc = cfg_macros(config, &m->cfg_defs, &m->n_cfg, &e);
     if (rc == SC_E_NOMEM)
         return rc;
+    if (rc == SC_E_REFUSED)
+        m->cfg_refused = e;
     m->cfg_why = rc == SC_OK ? "no value: no --macro NAME=VALUE, and the --config's <macros> does not define it"
                              : "no value: give --macro NAME=VALUE (the --config has no <macros> to read: "
                                "not a readable server config XML, e.g. a system.clusters dump)";

@@ -17,6 +17,7 @@ typedef struct {
     char **cfg_defs;         /* "NAME=VALUE", owned */
     size_t n_cfg;
     const char *cfg_why;     /* static: why a name is missing (no config, unreadable, not defined) */
+    sc_err cfg_refused;      /* msg set: the server would refuse the config (and have no macros) */
 } sc_macros;
 
 /* Reads the <macros> of config (NULL: none given) into m once, for every expansion after it.

@@ -6,17 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Error codes shared by the shard-check modules. */
-enum { SC_OK = 0, SC_E_CHECK = -1, SC_E_INPUT = -2, SC_E_NOMEM = -3 };
-
-/* msg is static; where/line/col locate it (file name, line, column; 0 when unknown). */
-typedef struct {
-    const char *msg;
-    char where[512];
-    long line, col;
-} sc_err;
-
-void sc_err_set(sc_err *err, const char *msg, const char *where, long line, long col);
+#include "scerr.h"
 
 typedef struct {
     char *host;
@@ -40,15 +30,10 @@ typedef struct {
 
 /* Loads cluster `name` from path (XML file, config directory, or system.clusters dump).
  * SC_OK; SC_E_CHECK when the source is fine but has no such cluster (err says so);
- * SC_E_INPUT when it cannot be read or parsed. */
+ * SC_E_REFUSED when the server would refuse the config, and so every cluster of it (err: the
+ * server's reason, where: the file and the config key); SC_E_INPUT when it cannot be read. */
 int sc_layout_load(const char *path, const char *name, sc_cluster *out, sc_err *err);
 void sc_cluster_free(sc_cluster *c);
-
-/* Every macro of <macros> in the merged config at path (XML file or directory), read once, as
- * "NAME=VALUE" with the value as the server's Macros reads it (verbatim, never trimmed).
- * *defs (n strings; NULL when there are none) is malloc'ed, each string too: the caller frees
- * them. SC_OK; SC_E_INPUT when path is no readable server config XML; SC_E_NOMEM. */
-int sc_config_macros(const char *path, char ***defs, size_t *n, sc_err *err);
 
 /* The checks of `shard-check layout`: all-zero weights, duplicate host:port, and for shards with
  * several replicas: replicated 1 (local tables are Replicated*) needs internal_replication,

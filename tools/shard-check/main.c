@@ -65,8 +65,11 @@ static const char usage_text[] =
     "  -h, --help      this text\n"
     "  --version       print \"shard-check VERSION\" and exit\n"
     "\n"
-    "exit status: 0 the check holds, 1 a check failed, 2 usage error (one line on stderr) or\n"
-    "unreadable input.\n";
+    "A config the server would refuse (one cluster it cannot build, anywhere in <remote_servers>,\n"
+    "and it builds none) fails every command that reads it, naming the key and the server's reason.\n"
+    "\n"
+    "exit status: 0 the check holds, 1 a check failed (the server would refuse the config, too),\n"
+    "2 usage error (one line on stderr) or unreadable input.\n";
 
 typedef enum { CMD_NONE, CMD_LAYOUT, CMD_DDL, CMD_ROUTE, CMD_HASH, CMD_VERIFY, CMD_LOCK } command;
 
@@ -104,6 +107,14 @@ static void print_err(const sc_err *e, int rc)
     fprintf(stderr, " %s\n", e->msg ? e->msg : "error");
 }
 
+/* A config the server would not load: no cluster of it exists there, the one asked for neither. */
+static void print_refused(const sc_err *e, const char *cluster)
+{
+    fprintf(stderr, "shard-check: %s: the server refuses this config, and with it every cluster (", e->where);
+    sc_fput_escaped(cluster, stderr);
+    fprintf(stderr, " too): %s\n", e->msg);
+}
+
 static int load_cluster(const options *o, sc_cluster *c)
 {
     sc_err e = {0};
@@ -118,6 +129,11 @@ static int load_cluster(const options *o, sc_cluster *c)
             sc_fput_escaped(c->others[i], stderr);
         }
         fputc('\n', stderr);
+        return 1;
+    }
+    if (rc == SC_E_REFUSED) {
+        /* a check failed: the server would load none of the config's clusters */
+        print_refused(&e, o->cluster);
         return 1;
     }
     if (rc != SC_OK) {
@@ -160,6 +176,11 @@ static int resolve_cluster(options *o)
     }
     sc_err e = {0};
     int rc = sc_macros_expand(&o->macros, o->cluster, &o->cluster_owned, &e);
+    if (rc != SC_OK && o->macros.cfg_refused.msg) { /* no macro, for the server would load nothing */
+        e = o->macros.cfg_refused;
+        print_refused(&e, o->cluster);
+        return 1;
+    }
     if (rc != SC_OK) {
         print_err(&e, rc);
         return 2;

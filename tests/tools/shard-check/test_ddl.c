@@ -129,7 +129,7 @@ static void test_cluster_names(void)
 static void test_macros(void)
 {
     const char *defs[] = {"cluster=wrong", "env=prod", "cluster=ods_cluster", "nested={env}_x"};
-    sc_macros m = {defs, 4, NULL, 0, NULL};
+    sc_macros m = {.defs = defs, .n_defs = 4};
     char *out = NULL, *rep, *pr;
     size_t n = 9;
     sc_err e = {0};
@@ -150,7 +150,7 @@ static void test_macros(void)
     CHECK_EQ_INT(sc_macros_expand(&m, "a{cluster", &out, &e), SC_E_INPUT);
     CHECK(strstr(e.msg, "without its '}'") != NULL);
     const char *loop[] = {"a={a}"};
-    sc_macros ml = {loop, 1, NULL, 0, NULL};
+    sc_macros ml = {.defs = loop, .n_defs = 1};
     CHECK_EQ_INT(sc_macros_expand(&ml, "{a}", &out, &e), SC_E_INPUT);
     CHECK(strstr(e.msg, "too deep") != NULL);
     CHECK_EQ_INT(sc_macros_expand(NULL, "{a}", &out, &e), SC_E_INPUT);
@@ -186,7 +186,7 @@ static void test_macros(void)
     sc_macros_free_config(&mc);
     /* --macro wins over the config */
     const char *over[] = {"cluster=other"};
-    sc_macros mo = {over, 1, NULL, 0, NULL};
+    sc_macros mo = {.defs = over, .n_defs = 1};
     CHECK_EQ_INT(sc_macros_load_config(&mo, FIX "../names/macros.xml"), SC_OK);
     CHECK_EQ_INT(sc_macros_expand(&mo, "{cluster}", &out, &e), SC_OK);
     CHECK_EQ_STR(out, "other");

@@ -117,9 +117,22 @@ int main(void)
     char *t = NULL;
     CHECK_EQ_INT(problems(FIX "w305.xml", "w305", -1, &t), 0);
     free(t);
-    CHECK_EQ_INT(problems(FIX "zero.xml", "zero", -1, &t), 1);
-    CHECK(strstr(t, "weight 0") != NULL);
-    free(t);
+    /* all-zero weights: the server refuses the whole config; a dump (or a layout built otherwise)
+     * with them still fails the check */
+    CHECK_EQ_INT(sc_layout_load(FIX "zero.xml", "zero", &c, &e), SC_E_REFUSED);
+    CHECK(strstr(e.msg, "zero weight on all shards") != NULL);
+    CHECK_EQ_STR(e.where, FIX "zero.xml, remote_servers.zero");
+    sc_cluster_free(&c);
+    {
+        sc_replica r[2] = {{"a", 9000}, {"b", 9000}};
+        sc_shard sh[2] = {{0, 0, 1, &r[0]}, {0, 0, 1, &r[1]}};
+        sc_cluster z = {"zero", 2, sh, NULL, 0};
+        FILE *m = open_memstream(&t, &(size_t){0});
+        CHECK_EQ_INT((int)sc_layout_check(&z, -1, m), 1);
+        fclose(m);
+        CHECK(strstr(t, "weight 0") != NULL);
+        free(t);
+    }
     CHECK_EQ_INT(problems(FIX "dup.xml", "dup", 1, &t), 1);
     CHECK(strstr(t, "CH-2:9000 is listed twice") != NULL);
     free(t);
