@@ -299,6 +299,37 @@ layout_vs_engine() {
     [ "$status" -eq 1 ]
 }
 
+@test "a config the server refuses fails every command that reads it, whatever cluster is asked for, with the key and the server's reason (issue 27)" {
+    local why="$FIX/refused.xml, remote_servers.other.shard.priority: the server refuses this config, and with it every cluster (ods too): Unknown element in config (UNKNOWN_ELEMENT_IN_CONFIG)"
+    run_split chlocal --config-file "$FIX/refused.xml" -q "SELECT count() FROM system.clusters"
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"Unknown element in config: priority"* ]]
+    run_split "$SC" layout --config "$FIX/refused.xml" --cluster ods
+    [ "$status" -eq 1 ]
+    [ -z "$output" ]
+    [[ $stderr_text == "shard-check: $why"* ]]
+    run_split "$SC" lock --config "$FIX/refused.xml" --cluster ods
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == "shard-check: $why"* ]]
+    run_split "$SC" verify --config "$FIX/refused.xml" --cluster ods </dev/null
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == "shard-check: $why"* ]]
+    run_split "$SC" route --config "$FIX/refused.xml" --cluster ods </dev/null
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == "shard-check: $why"* ]]
+    "$BIN/ods-ddl" schema --cluster ods >ods.sql
+    run_split "$SC" ddl --config "$FIX/refused.xml" --cluster ods ods.sql
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == "shard-check: $why"* ]]
+    # a cluster the config does not hold: refused first, as the server has none at all
+    run_split "$SC" layout --config "$FIX/refused.xml" --cluster nope
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"the server refuses this config, and with it every cluster (nope too)"* ]]
+    run_split "$ROOT/scripts/check-cluster" --config "$FIX/refused.xml" --cluster ods
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"$why"* ]]
+}
+
 @test "unreadable input exits 2 with a clear message: malformed XML, wrong root, missing file, not a config" {
     run_split "$SC" layout --config "$FIX/malformed.xml" --cluster broken
     [ "$status" -eq 2 ]
