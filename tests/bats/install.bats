@@ -162,6 +162,11 @@ packages() {
     run_split "$ROOT/scripts/package" --bogus
     [ "$status" -eq 2 ]
     [ "$stderr_text" = "package: unknown option: --bogus (try --help)" ]
+    for bad in "nobody" "A <b>" "<a@b>" "A <a@b> x" $'A\n<a@b>'; do
+        run_split "$ROOT/scripts/package" --maintainer "$bad"
+        [ "$status" -eq 2 ] || { echo "$bad: $status"; return 1; }
+        [[ "$stderr_text" == "package: bad value for --maintainer: "*"(expected 'Name <user@host>')" ]]
+    done
     mkdir asan
     printf 'CMAKE_BUILD_TYPE:STRING=Debug\nODS_SANITIZE:BOOL=ON\n' >asan/CMakeCache.txt
     run_split "$ROOT/scripts/package" --build-dir asan
@@ -175,6 +180,12 @@ packages() {
     diff <(printf '%s\n' "$SERVER_DEB" "$TOOLS_DEB") "$PKG/list"
     [ "$(dpkg-deb -f "$SERVER_DEB" Version)" = "$VERSION-1" ]
     [ "$(dpkg-deb -f "$TOOLS_DEB" Package)" = ods-udf-tools ]
+    # the Maintainer: the project's (ODS_MAINTAINER in CMakeLists.txt), on both
+    local m
+    m=$(sed -nE 's/^set\(ODS_MAINTAINER "([^"]+)"$/\1/p' "$ROOT/CMakeLists.txt")
+    [ -n "$m" ]
+    [ "$(dpkg-deb -f "$SERVER_DEB" Maintainer)" = "$m" ]
+    [ "$(dpkg-deb -f "$TOOLS_DEB" Maintainer)" = "$m" ]
     # dpkg-deb -c: mode owner/group size date time ./path; files only (directories end in /).
     diff <(expected_files) <(for d in "$SERVER_DEB" "$TOOLS_DEB"; do dpkg-deb -c "$d"; done |
         awk '$6 !~ /\/$/ { sub(/^\.\//, "", $6); print $6 }' | LC_ALL=C sort)
