@@ -5,9 +5,14 @@
 # checks its verdicts and re-derives some of them from what it left behind.
 load helpers
 
+DAYS=2 # the daily loads; then one more after the weight change
+LOADS=$((DAYS + 1))
+
 setup_file() {
     local dir=$BATS_FILE_TMPDIR rc=0
-    ODS_BUILD_DIR=$BUILD_DIR "$ROOT/scripts/cluster-rehearsal" --keep "$dir/reh" >"$dir/out" 2>"$dir/err" || rc=$?
+    # two daily loads (the least it takes): the second is the one that fails, is killed and is
+    # rerun; the third of the defaults adds time, not a case
+    ODS_BUILD_DIR=$BUILD_DIR "$ROOT/scripts/cluster-rehearsal" --days "$DAYS" --keep "$dir/reh" >"$dir/out" 2>"$dir/err" || rc=$?
     echo "$rc" >"$dir/rc"
 }
 
@@ -68,7 +73,7 @@ verdict() { grep -F "$1" "$BATS_FILE_TMPDIR/out" | grep -c '^ok   '; }
     [ "$(grep -c '^statement 6 ran on nodes 2 to 3$' "$(REH)/client.log")" -eq "$(grep -c '^statement 6 of ' "$(REH)/client.log")" ]
     # the load stopped at 10 twice: failed (exit 1, lease released), killed (exit 137, lease kept)
     [ "$(verdict "ods-load of a load whose statement 10 fails: exit 1 naming statement 10, the lease it took released, nothing visible")" -eq 1 ]
-    grep -F "ods-load: load reh-42-day03 stopped at statement 10: Code: 999" "$(REH)/out/failed.err"
+    grep -F "ods-load: load reh-42-day02 stopped at statement 10: Code: 999" "$(REH)/out/failed.err"
     [ "$(verdict "ods-load killed by SIGKILL (exit 137) as statement 10 starts")" -eq 1 ]
     grep -x 'statement 10: ods-load killed' "$(REH)/client.log"
     # and a query that is neither a statement nor ods-load's is refused
@@ -133,7 +138,7 @@ verdict() { grep -F "$1" "$BATS_FILE_TMPDIR/out" | grep -c '^ok   '; }
                     FROM stg.orders_raw GROUP BY _load_id) AS s USING (_load_id)
         ORDER BY delta FORMAT TSV"
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
-    [ "$(wc -l <<<"$output")" -eq 4 ]
+    [ "$(wc -l <<<"$output")" -eq "$LOADS" ]
     local id r c
     while IFS=$'\t' read -r id r c; do
         [ "$r" -eq "$c" ] && [ "$r" -gt 0 ] || { echo "$id: redelivered $r, copies $c"; return 1; }
@@ -154,14 +159,14 @@ verdict() { grep -F "$1" "$BATS_FILE_TMPDIR/out" | grep -c '^ok   '; }
 
 @test "publication and reruns: a load killed before its commit is invisible on every node and holds the lease; cleared, its rerun converges; a committed load's rerun changes no node" {
     [ "$(verdict "a load failed before its commit: hot rows on 3 nodes")" -eq 1 ]
-    [ "$(verdict "it left the lease to load reh-42-day03; ods-load's rerun then fails at statement 1 naming the holder")" -eq 1 ]
+    [ "$(verdict "it left the lease to load reh-42-day02; ods-load's rerun then fails at statement 1 naming the holder")" -eq 1 ]
     [ "$(verdict "published it on every node")" -eq 1 ]
     [ "$(verdict "a committed load's rerun changes no table on any node")" -eq 1 ]
     cmp "$(REH)/out/state-before.tsv" "$(REH)/out/state-after.tsv"
     # 3 nodes x (stg + 5 local tables + manifest, seal and lease)
     [ "$(wc -l <"$(REH)/out/state-after.tsv")" -eq 27 ]
     # the refused rerun said who holds the lease and how to clear it
-    grep -qF "transition 1/12: the lease is held by load reh-42-day03 since " "$(REH)/out/lease-held.err"
+    grep -qF "transition 1/12: the lease is held by load reh-42-day02 since " "$(REH)/out/lease-held.err"
     # and afterwards: no lease, every load frozen on node 1 only, each message of a load once in its manifest
     local cfg
     cfg=$(live_cfg)
@@ -171,7 +176,7 @@ verdict() { grep -F "$1" "$BATS_FILE_TMPDIR/out" | grep -c '^ok   '; }
                (SELECT count() = uniqExact(_load_id, _topic, _partition, _offset) FROM ods.order_manifest),
                (SELECT sum(received - redelivered) FROM ods.order_loads) = (SELECT count() FROM ods.order_manifest) FORMAT TSV"
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
-    [ "$output" = "$(printf '0\t4\t1\t1')" ]
+    [ "$output" = "$(printf '0\t%d\t1\t1' "$LOADS")" ]
     local m
     for m in 2 3; do
         run_split chlocal --config-file "$(REH)/cluster.xml" --path "$(REH)/node$m" -q "
