@@ -93,8 +93,8 @@ static const char R_NO_PORT[] =
     "(not 0 as a 16-bit number), or the config a <tcp_port> (<tcp_port_secure> for a secure replica)";
 static const char R_NO_REPLICA[] = "a shard without <replica> (std::out_of_range: vector)";
 static const char R_NEGATIVE[] =
-    "a weight below 0: the server makes a slot table of that many (2^64 - |weight|) entries and never "
-    "loads the config";
+    "a weight below 0: the server takes it as UInt32 (2^32 - |weight|), builds a slot table of that "
+    "many entries and never loads the config";
 static const char R_ZERO[] = "Cluster with zero weight on all shards is prohibited (BAD_ARGUMENTS)";
 
 /* buf = a + sep + b, cut to cap - 1 bytes: a config key (or a file and a key) for a message. */
