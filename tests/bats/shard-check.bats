@@ -1195,11 +1195,21 @@ layout_tsv() {
 }
 
 # engine_reason ERRFILE: what the engine's refusal names, as shard-check must name it too: the
-# error code (NO_ELEMENTS_IN_CONFIG …), or for a std::exception its class (Poco::SyntaxException,
-# std::out_of_range …). Empty when the message is none of those.
+# error code (NO_ELEMENTS_IN_CONFIG …), for a std::exception its class (Poco::SyntaxException,
+# std::out_of_range …), for ConfigProcessor's own a phrase of its message. Empty when the
+# message is none of those.
 engine_reason() {
     local m
     m=$(tr '\n' ' ' <"$1")
+    # ConfigProcessor's own refusals (the engine cannot start): a phrase of the server's message
+    local p
+    for p in "can't process from_env substitution" "both remove and replace attributes set for element" \
+        "More than one substitution attribute is set for element" "<include> element must have no children"; do
+        if [[ $m == *"Failed to preprocess config"*"$p"* ]]; then
+            echo "$p"
+            return
+        fi
+    done
     if [[ $m =~ DB::Exception:\ ([A-Za-z_:]+):\ .*\(STD_EXCEPTION\) ]]; then
         echo "${BASH_REMATCH[1]}"
     elif [[ $m =~ \(([A-Z_]+)\)\ *$ ]] || [[ $m =~ \(([A-Z_]+)\)\ *\(version ]]; then

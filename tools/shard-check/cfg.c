@@ -499,7 +499,8 @@ static int merge(xn *into, xn *with, const char *path, sc_err *err)
         if (!w)
             continue;
         if (w->remove && w->replace) {
-            sc_err_set(err, "an element has both remove= and replace=: ClickHouse refuses to load such a config",
+            sc_err_set(err, "an element has both remove= and replace=: ClickHouse refuses to load such a config (both remove and "
+                            "replace attributes set for element)",
                        path, 0, 0);
             xn_free(w);
             rc = SC_E_REFUSED;
@@ -642,12 +643,12 @@ static int include_one(xn *parent, size_t i, const inc_ctx *c, size_t *next)
         }
         if (k->n_subst > 1) {
             sc_err_set(c->err, "an element carries more than one of incl=, from_zk=, from_env=: ClickHouse "
-                               "refuses to load such a config", c->path, 0, 0);
+                               "refuses to load such a config (More than one substitution attribute is set for element)", c->path, 0, 0);
             return SC_E_REFUSED;
         }
         int is_include = !strcmp(k->name, "include");
         if (is_include && (has_content(k) || !k->subst)) {
-            sc_err_set(c->err, has_content(k) ? "an <include> element has content: ClickHouse refuses to load such a config"
+            sc_err_set(c->err, has_content(k) ? "an <include> element has content: ClickHouse refuses to load such a config (<include> element must have no children)"
                                               : "an <include> element has no incl=, from_env= or from_zk=: ClickHouse "
                                                 "refuses to load such a config", c->path, 0, 0);
             return SC_E_REFUSED;
