@@ -514,7 +514,7 @@ layout_vs_engine() {
     run_split "$SC" layout --config "$FIX/from-env-no-replace.xml" --cluster envc
     [ "$status" -eq 1 ]
     [ "$(wc -l <<<"$stderr_text")" -eq 1 ]
-    [[ $stderr_text == *"from_env= has a value but no replace=\"1\": ClickHouse refuses to load such a config"* ]]
+    [[ $stderr_text == *"the server refuses this config, and with it every cluster (envc too): an element with from_env= has a value but no replace=\"1\" (can't process from_env substitution): add replace=\"1\""* ]]
 }
 
 @test "merge directories: an unreadable one exits 2 with one line, as the server fails; what the server skips is skipped" {
@@ -916,7 +916,7 @@ engine_routes() {
     [ "$status" -eq 2 ]
     run_split "$SC" lock --config "$FIX/zero.xml" --cluster zero
     [ "$status" -eq 1 ]
-    [ "$stderr_text" = "shard-check: $FIX/zero.xml, remote_servers.zero: the server refuses this config, and with it every cluster (zero too): Cluster with zero weight on all shards is prohibited (BAD_ARGUMENTS)" ]
+    [ "$stderr_text" = "shard-check: $FIX/zero.xml, remote_servers.zero: the server refuses this config, and with it every cluster (zero too): Cluster with zero weight on all shards is prohibited (BAD_ARGUMENTS): give one shard a weight above 0" ]
     [ -z "$output" ]
     # a failed lock leaves an existing lock file as it was
     echo keep >z.lock

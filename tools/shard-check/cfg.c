@@ -499,8 +499,8 @@ static int merge(xn *into, xn *with, const char *path, sc_err *err)
         if (!w)
             continue;
         if (w->remove && w->replace) {
-            sc_err_set(err, "an element has both remove= and replace=: ClickHouse refuses to load such a config (both remove and "
-                            "replace attributes set for element)",
+            sc_err_set(err, "an element has both remove= and replace= (both remove and replace attributes set for "
+                            "element): keep one of them",
                        path, 0, 0);
             xn_free(w);
             rc = SC_E_REFUSED;
@@ -642,15 +642,16 @@ static int include_one(xn *parent, size_t i, const inc_ctx *c, size_t *next)
             return SC_E_INPUT;
         }
         if (k->n_subst > 1) {
-            sc_err_set(c->err, "an element carries more than one of incl=, from_zk=, from_env=: ClickHouse "
-                               "refuses to load such a config (More than one substitution attribute is set for element)", c->path, 0, 0);
+            sc_err_set(c->err, "an element carries more than one of incl=, from_zk=, from_env= (More than one "
+                               "substitution attribute is set for element): keep one of them", c->path, 0, 0);
             return SC_E_REFUSED;
         }
         int is_include = !strcmp(k->name, "include");
         if (is_include && (has_content(k) || !k->subst)) {
-            sc_err_set(c->err, has_content(k) ? "an <include> element has content: ClickHouse refuses to load such a config (<include> element must have no children)"
-                                              : "an <include> element has no incl=, from_env= or from_zk=: ClickHouse "
-                                                "refuses to load such a config", c->path, 0, 0);
+            sc_err_set(c->err, has_content(k) ? "an <include> element has content (<include> element must have no children): "
+                                                "move its content out of it"
+                                              : "an <include> element has no incl=, from_env= or from_zk= (No substitution "
+                                                "attributes set for element <include>): give it one, or remove it", c->path, 0, 0);
             return SC_E_REFUSED;
         }
         if (!k->subst)
@@ -659,8 +660,8 @@ static int include_one(xn *parent, size_t i, const inc_ctx *c, size_t *next)
         xn *env_doc = NULL;
         if (!strcmp(k->subst, "from_zk")) {
             if (has_content(k) && !k->replace) {
-                sc_err_set(c->err, "an element with from_zk= has a value but no replace=\"1\": ClickHouse refuses "
-                                   "to load such a config", c->path, 0, 0);
+                sc_err_set(c->err, "an element with from_zk= has a value but no replace=\"1\" (can't process "
+                                   "from_zk substitution): add replace=\"1\", or empty the element", c->path, 0, 0);
                 return SC_E_REFUSED;
             }
             break;
@@ -673,8 +674,9 @@ static int include_one(xn *parent, size_t i, const inc_ctx *c, size_t *next)
             }
         } else { /* from_env */
             if (has_content(k) && !k->replace) {
-                sc_err_set(c->err, "an element with from_env= has a value but no replace=\"1\": ClickHouse "
-                                   "refuses to load such a config (can't process from_env substitution)",
+                sc_err_set(c->err, "an element with from_env= has a value but no replace=\"1\" (can't process "
+                                   "from_env substitution): add replace=\"1\" (the value is then the fallback "
+                                   "while the variable is unset), or empty the element",
                            c->path, 0, 0);
                 return SC_E_REFUSED;
             }
@@ -693,8 +695,8 @@ static int include_one(xn *parent, size_t i, const inc_ctx *c, size_t *next)
                 if (rc == SC_E_NOMEM)
                     return rc;
                 if (rc != SC_OK) {
-                    sc_err_set(c->err, "a from_env= variable's value is not well-formed XML content: ClickHouse "
-                                       "refuses to load such a config", c->path, 0, 0);
+                    sc_err_set(c->err, "a from_env= variable's value is not well-formed XML content (the server "
+                                       "parses it: SAXParseException): write & and < in it as &amp; and &lt;", c->path, 0, 0);
                     return SC_E_REFUSED;
                 }
                 found = env_doc;

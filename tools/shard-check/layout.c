@@ -73,29 +73,36 @@ typedef struct {
 
 /* The server's reasons, each with its exception (and what to do). */
 static const char R_DOT[] = "Cluster names with dots are not supported (SYNTAX_ERROR): rename the cluster";
-static const char R_EMPTY[] = "No cluster elements (shard, node) specified in config (SHARD_HAS_NO_CONNECTIONS)";
+static const char R_EMPTY[] = "No cluster elements (shard, node) specified in config (SHARD_HAS_NO_CONNECTIONS): give "
+                               "the cluster a <shard> with a <replica>, or remove it";
 static const char R_UNKNOWN[] =
     "Unknown element in config (UNKNOWN_ELEMENT_IN_CONFIG): a cluster holds only <shard…> and <node…> "
     "elements (and <secret>, <allow_distributed_ddl_queries>), a shard only <replica…>, <weight…>, "
     "<internal_replication…> and <name…>";
 static const char R_NAMES[] =
-    "name must be specified for every shard(node) in the config or for none (INVALID_SHARD_ID)";
+    "name must be specified for every shard(node) in the config or for none (INVALID_SHARD_ID): give every "
+    "<shard>/<node> a <name>, or none";
 static const char R_SHARD_NAME[] =
-    "Field shard_name is incorrect. It must be unique in cluster and non-empty (INVALID_SHARD_ID)";
-static const char R_NO_HOST[] = "Not found (Poco::NotFoundException): a replica needs a <host>";
+    "Field shard_name is incorrect. It must be unique in cluster and non-empty (INVALID_SHARD_ID): give each "
+    "shard a name of its own";
+static const char R_NO_HOST[] = "Not found (Poco::NotFoundException): give the replica a <host>";
 static const char R_SYNTAX[] =
     "Syntax error (Poco::SyntaxException): not a number (or not true/false) as the server reads one, "
-    "after ${…} substitution";
+    "after ${…} substitution: write a plain value (no blank after it), or fix what its ${…} names";
 static const char R_CIRCULAR[] =
-    "Circular reference (Poco::CircularReferenceException): ${…} substitutions nested more than 10 deep";
+    "Circular reference (Poco::CircularReferenceException): ${…} substitutions nested more than 10 deep: "
+    "a ${…} that names itself, or too long a chain; point it at a plain value";
 static const char R_NO_PORT[] =
     "Port is not specified in cluster configuration (NO_ELEMENTS_IN_CONFIG): give the replica a <port> "
     "(not 0 as a 16-bit number), or the config a <tcp_port> (<tcp_port_secure> for a secure replica)";
-static const char R_NO_REPLICA[] = "a shard without <replica> (std::out_of_range: vector)";
+static const char R_NO_REPLICA[] =
+    "a shard without <replica> (std::out_of_range: vector): add a <replica> with <host> and <port>, or remove the "
+    "shard";
 static const char R_NEGATIVE[] =
     "a weight below 0: the server takes it as UInt32 (2^32 - |weight|), builds a slot table of that "
-    "many entries and never loads the config";
-static const char R_ZERO[] = "Cluster with zero weight on all shards is prohibited (BAD_ARGUMENTS)";
+    "many entries and never loads the config: give it 0 or more";
+static const char R_ZERO[] = "Cluster with zero weight on all shards is prohibited (BAD_ARGUMENTS): give one shard "
+                              "a weight above 0";
 
 /* buf = a + sep + b, cut to cap - 1 bytes: a config key (or a file and a key) for a message. */
 static void join(char *buf, size_t cap, const char *a, const char *sep, const char *b)
@@ -248,6 +255,13 @@ static int add_replica(const bctx *b, sc_shard *s, const cfg_node *r, const char
 
 static int starts(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 
+/* The cluster's own settings, which Cluster.cpp erases from its keys by value (a repeat is
+ * "secret[1]": it stays, and is an unknown element). */
+static int cluster_setting(const char *key)
+{
+    return !strcmp(key, "secret") || !strcmp(key, "allow_distributed_ddl_queries");
+}
+
 /* Cluster::Cluster for the element cl at key `key` of remote_servers: out gets its shards when
  * keep is set (else the cluster is only built, for its refusals). */
 static int build_cluster(const bctx *b, const cfg_node *cl, const char *key, sc_cluster *out, int keep)
@@ -261,15 +275,13 @@ static int build_cluster(const bctx *b, const cfg_node *cl, const char *key, sc_
         rc = get_bool(b, cl, "allow_distributed_ddl_queries", prefix, &allow);
     if (rc != SC_OK)
         return rc;
-    /* the keys, less the first "secret" and "allow_distributed_ddl_queries" (std::erase by value:
-     * a repeat is "secret[1]", which stays, and is an unknown element) */
     size_t n = cfg_n_kids(cl), n_keys = 0, named = 0;
     for (size_t i = 0; i < n; i++) {
         const cfg_node *k = cfg_kid(cl, i);
         if (!k)
             continue;
         cfg_key(cl, i, sub, sizeof sub);
-        if (!strcmp(sub, "secret") || !strcmp(sub, "allow_distributed_ddl_queries"))
+        if (cluster_setting(sub))
             continue;
         n_keys++;
         named += cfg_child(k, "name") != NULL;
@@ -294,7 +306,7 @@ static int build_cluster(const bctx *b, const cfg_node *cl, const char *key, sc_
             continue;
         char kk[520];
         cfg_key(cl, i, kk, sizeof kk);
-        if (!strcmp(kk, "secret") || !strcmp(kk, "allow_distributed_ddl_queries"))
+        if (cluster_setting(kk))
             continue;
         char kp[600];
         subkey(kp, sizeof kp, prefix, kk);
