@@ -149,3 +149,22 @@ report_value() { sed -nE "s/^$2: +//p" "$1"; }
     [ "$status" -eq 0 ]
     [[ "$output" == usage:* ]]
 }
+
+@test "every script in scripts/: --help on stdout, exit 0; an unknown option is one line on stderr naming it, exit 2" {
+    local s name n=0
+    for s in "$ROOT"/scripts/*; do
+        [ -f "$s" ] && [ -x "$s" ] || continue
+        name=$(basename "$s")
+        run_split "$s" --help
+        [ "$status" -eq 0 ] || { echo "$name --help: exit $status"; return 1; }
+        [[ "$output" == usage:* ]] || { echo "$name --help: $output"; return 1; }
+        [ -z "$stderr_text" ] || { echo "$name --help wrote to stderr: $stderr_text"; return 1; }
+        run_split "$s" --no-such-option </dev/null
+        [ "$status" -eq 2 ] || { echo "$name: exit $status"; return 1; }
+        [ "$stderr_text" = "$name: unknown option: --no-such-option (try --help)" ] ||
+            { echo "$name: $stderr_text"; return 1; }
+        [ -z "$output" ] || { echo "$name wrote to stdout: $output"; return 1; }
+        n=$((n + 1))
+    done
+    [ "$n" -ge 10 ]
+}
