@@ -923,13 +923,18 @@ TSV
     # order_id, updated_at) order, in blocks of one row (a read of the table itself comes in
     # blocks of many rows, whatever max_block_size says; the window hands them on one by one);
     # its final sort by creation day would gather every row before the INSERT gets any, so the
-    # cut fold leaves it to the window, which hands the rows on in the same day order.
+    # cut fold leaves it to the window, which hands the rows on in the same day order. The window
+    # reads the hot table as two halves: the rows of one part come as one block, and a sort of
+    # one block hands it on whole, so a hot table whose G2 rows a background merge had put into
+    # one part (its merges are not stopped: the housekeeping's mutation needs them) folded
+    # nothing before the cut (seen once, beside a soak; a regression now: the hot table is merged
+    # into one part per load before the cut).
     cut_freeze=$(sed "s/^     LIMIT 1 BY _topic, _partition, _offset));\$/     LIMIT 1 BY _topic, _partition, _offset)) WHERE throwIf(_offset >= 2600, 'test interruption') = 0;/" <<<"$freeze")
     cut_bad=$(sed -e "s/^FROM ods.order_manifest\$/FROM (SELECT *, row_number() OVER (ORDER BY _load_id, _topic, _partition, _offset) AS _n FROM ods.order_manifest)/" \
         -e "s/^WHERE _load_id = {load_id:String}\$/WHERE throwIf(_n > 0 AND _load_id = {load_id:String} AND _offset >= 2600, 'test interruption') = 0 AND _load_id = {load_id:String}/" <<<"$bad")
     cut_good=$(sed "s/^WHERE _put_hot OR _put_stale OR _put_fate\$/WHERE throwIf(order_id >= 'ORD-8' AND _receipt > 0, 'test interruption') = 0 AND (_put_hot OR _put_stale OR _put_fate)/" <<<"$good")
     part_good=$(sed "s/^WHERE _put_hot OR _put_stale OR _put_fate\$/WHERE (_put_hot OR _put_stale OR _put_fate) AND cityHash64(order_id, updated_at) % 3 != 0/" <<<"$good")
-    cut_fold=$(sed -e "s/^FROM ods.order_snapshot_hot\$/FROM (SELECT *, row_number() OVER (ORDER BY toYYYYMMDD(created_at), order_id, updated_at, _load_id) AS _n FROM ods.order_snapshot_hot)/" \
+    cut_fold=$(sed -e "s/^FROM ods.order_snapshot_hot\$/FROM (SELECT *, row_number() OVER (ORDER BY toYYYYMMDD(created_at), order_id, updated_at, _load_id) AS _n FROM (SELECT * FROM ods.order_snapshot_hot WHERE cityHash64(order_id) % 2 = 0 UNION ALL SELECT * FROM ods.order_snapshot_hot WHERE cityHash64(order_id) % 2 = 1))/" \
         -e "s/^WHERE {load_id:String} NOT IN /WHERE throwIf(_n > 200, 'test interruption') = 0 AND {load_id:String} NOT IN /" \
         -e "s/^ORDER BY toYYYYMMDD(created_at);\$/;/" <<<"$fold")
     [ "$(grep -c 'cityHash64(order_id, updated_at) % 3' <<<"$part_good")" -eq 1 ]
@@ -938,7 +943,7 @@ TSV
         [ "$(tail -c 2 <<<"$cut")" = ";" ]
     done
     [ "$(grep -c ' AS _n FROM ods.order_manifest)$' <<<"$cut_bad")" -eq 1 ]
-    [ "$(grep -c ' AS _n FROM ods.order_snapshot_hot)$' <<<"$cut_fold")" -eq 1 ]
+    [ "$(grep -c ' AS _n FROM (SELECT \* FROM ods.order_snapshot_hot WHERE .* UNION ALL SELECT \* FROM ods.order_snapshot_hot WHERE .*))$' <<<"$cut_fold")" -eq 1 ]
     [ "$(grep -c '^ORDER BY' <<<"$cut_fold")" -eq 0 ]
     small="max_block_size = 50, max_insert_block_size = 50, min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0, min_joined_block_size_rows = 0, min_joined_block_size_bytes = 0, max_threads = 1"
     defaults="max_block_size = DEFAULT, max_insert_block_size = DEFAULT, min_insert_block_size_rows = DEFAULT, min_insert_block_size_bytes = DEFAULT, min_joined_block_size_rows = DEFAULT, min_joined_block_size_bytes = DEFAULT, max_threads = DEFAULT"
@@ -1000,10 +1005,13 @@ $tr
 SET param_load_id = 'G3';
 -- G3, run 1: up to the housekeeping, then the fold of G2 fails part-way
 $upto_fold
+OPTIMIZE TABLE ods.order_snapshot_hot FINAL;
 SET $small;
 SET max_block_size = 1, max_insert_block_size = 1;
 $cut_fold
-SELECT 'G3 run 1 folded some of G2''s versions, not all', (SELECT count() FROM ods.order_snapshot_rep WHERE _load_id = 'G2') BETWEEN 50 AND (SELECT count() - 50 FROM ods.order_snapshot_hot WHERE _load_id = 'G2');
+SELECT concat('G3 run 1 folded some of G2''s versions, not all (', toString(f), ' of ', toString(h), ', in ', toString(p), ' hot parts)'), f BETWEEN 50 AND h - 50
+    FROM (SELECT (SELECT count() FROM ods.order_snapshot_rep WHERE _load_id = 'G2') AS f, (SELECT count() FROM ods.order_snapshot_hot WHERE _load_id = 'G2') AS h,
+                 (SELECT count() FROM system.parts WHERE database = 'ods' AND table = 'order_snapshot_hot' AND active) AS p);
 SET $defaults;
 -- G3, run 2: the real transition
 DROP TABLE IF EXISTS ods.order_lease;
