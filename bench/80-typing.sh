@@ -151,31 +151,15 @@ differ() {
     done
 }
 
-# qtime NAME QUERIES CHLOCAL-ARGS...: one chlocal process with --time; NAME's time is the sum of
-# its queries' times (engine start-up is not in it; the UDF processes' is: the engine starts them
-# inside a query), at least QUERIES of them; NAME's peak RSS the largest of the process's.
-qtime() {
-    local name=$1 want=$2 err kb secs nq
-    shift 2
-    err=$(cd "$run" && /usr/bin/time -f '%M' -o "$work/rss" "$BIN/chlocal" --time "$@" 2>&1 >/dev/null) ||
-        { echo "$err" >&2; return 1; }
-    read -r nq secs < <(awk '/^[0-9]+(\.[0-9]+)?$/ {n++; s += $1} END {printf "%d %.3f\n", n, s}' <<<"$err")
-    ((nq >= want)) || { echo "$err" >&2; echo "bench: '$name': $nq query times, want $want" >&2; return 1; }
-    BENCH_SECS[$name]=$secs
-    kb=$(tail -1 "$work/rss")
-    ((kb / 1024 > ${BENCH_MIB[$name]:-0})) && BENCH_MIB[$name]=$((kb / 1024))
-    return 0
-}
-
 # One transition on a fresh copy of BASE (the copy is not timed), all its statements in one
-# chlocal: its time is the sum of the statements' query times (qtime), its peak RSS the
+# chlocal: its time is the sum of the statements' query times (bench_qtime), its peak RSS the
 # process's; then the result is checked. The times of each NAME are gathered for the median.
 declare -A times
 transition() {
     local name=$1 base=$2 sql=$3 db=$work/fresh
     rm -rf "$db"
     cp -a "$base" "$db"
-    qtime "$name" 12 --path "$db" --param_load_id=L1 --queries-file "$sql" || die "transition ($name) failed"
+    bench_qtime "$name" "$run" 12 --path "$db" --param_load_id=L1 --queries-file "$sql" || die "transition ($name) failed"
     times[$name]+="${BENCH_SECS[$name]} "
     check "$db" "$base.want" "$name"
 }
@@ -228,7 +212,7 @@ for ((r = 0; r < reps; r++)); do
     for s in "${sizes[@]}"; do
         transition "u$s" "$work/base-$s" "$work/udf.sql"
         say "rep $((r + 1)) UDF typing, $(human "$s") messages: ${BENCH_SECS[u$s]} s" >&2
-        qtime "t$s" 1 --path "$work/base-$s" -q 'SELECT order_wire_parse(raw) FROM stg.orders_raw FORMAT Null' ||
+        bench_qtime "t$s" "$run" 1 --path "$work/base-$s" -q 'SELECT order_wire_parse(raw) FROM stg.orders_raw FORMAT Null' ||
             die "the typing alone failed at $s messages"
         times[t$s]+="${BENCH_SECS[t$s]} "
     done

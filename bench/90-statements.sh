@@ -44,17 +44,13 @@ staged=$(ch --path "$base" -q "SELECT count() FROM stg.orders_raw")
 [ "$staged" -eq "$n" ] || die "staged $staged rows, want $n"
 native=$(cat "$ROOT/tests/sql/native_wire_class.sql")
 
-# qtime NAME ARGS...: one chlocal process with --time; its last query's time is added to NAME's,
-# its peak RSS (the process's; the UDF processes' are not in it) kept as NAME's largest
+# qtime NAME ARGS...: bench_qtime in the run directory; its time is added to NAME's, and a
+# statement's peak RSS (the process's; the UDF processes' are not in it) kept as the whole's
 qtime() {
     local name=$1; shift
-    local err kb
-    err=$(cd "$run" && /usr/bin/time -f '%M' -o "$work/rss" "$BIN/chlocal" --time "$@" 2>&1 >/dev/null) ||
-        { echo "$err" >&2; die "bench: '$name' failed"; }
-    times[$name]+="$(tail -1 <<<"$err") "
-    kb=$(tail -1 "$work/rss")
-    ((kb / 1024 > ${BENCH_MIB[$name]:-0})) && BENCH_MIB[$name]=$((kb / 1024))
-    ((kb / 1024 > ${BENCH_MIB[whole]:-0})) && [[ $name == s* ]] && BENCH_MIB[whole]=$((kb / 1024))
+    bench_qtime "$name" "$run" 1 "$@" || die "bench: '$name' failed"
+    times[$name]+="${BENCH_SECS[$name]} "
+    ((${BENCH_MIB[$name]} > ${BENCH_MIB[whole]:-0})) && [[ $name == s* ]] && BENCH_MIB[whole]=${BENCH_MIB[$name]}
     return 0
 }
 declare -A times

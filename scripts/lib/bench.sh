@@ -28,6 +28,24 @@ bench_interleave() {
     done
 }
 
+# bench_qtime NAME DIR MIN CHLOCAL-ARGS...: one chlocal process (working directory DIR) with
+# --time; BENCH_SECS[NAME] is the sum of its queries' times, at least MIN of them (engine
+# start-up is not in it; the UDF processes' start is: the engine starts them inside a query);
+# BENCH_MIB[NAME] the largest peak RSS of the process so far. A failure returns 1.
+bench_qtime() {
+    local name=$1 dir=$2 want=$3 err kb secs nq tf
+    shift 3
+    tf=$(mktemp)
+    err=$(cd "$dir" && /usr/bin/time -f '%M' -o "$tf" "$BIN/chlocal" --time "$@" 2>&1 >/dev/null) ||
+        { echo "$err" >&2; rm -f "$tf"; return 1; }
+    read -r nq secs < <(awk '/^[0-9]+(\.[0-9]+)?$/ {n++; s += $1} END {printf "%d %.3f\n", n, s}' <<<"$err")
+    kb=$(tail -1 "$tf"); rm -f "$tf"
+    ((nq >= want)) || { echo "$err" >&2; echo "bench: '$name': $nq query times, want $want" >&2; return 1; }
+    BENCH_SECS[$name]=$secs
+    ((kb / 1024 > ${BENCH_MIB[$name]:-0})) && BENCH_MIB[$name]=$((kb / 1024))
+    return 0
+}
+
 # bench_median "T1 T2 ...": the median of space-separated numbers.
 bench_median() { tr ' ' '\n' <<<"$1" | grep . | sort -g |
     awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
