@@ -96,6 +96,36 @@ load ods_sql
     done
 }
 
+@test "stage --file: a path the engine's file() takes as a glob (* ? {) is refused, exit 2, one line; [ ] and } stage the file named" {
+    mkdir d
+    printf 'one\n' >d/ab.jsonl
+    printf 'two\n' >'d/a{b}.jsonl'
+    printf 'three\n' >'d/a?.jsonl'
+    printf 'four\n' >'d/a[b].jsonl'
+    printf 'five\n' >'d/a}b.jsonl'
+    # why: the engine reads another file there, with no escape (regression: ods-ddl stage
+    # printed such a path as it was, and the load staged ab.jsonl's lines)
+    [ "$(chlocal --no-udf -q "SELECT groupArray(line) FROM file('$PWD/d/a{b}.jsonl', LineAsString, 'line String')")" = "['one']" ]
+    [ "$(chlocal --no-udf -q "SELECT length(groupArray(line)) FROM file('$PWD/d/a?.jsonl', LineAsString, 'line String')")" -eq 2 ]
+    local f
+    for f in 'a{b}.jsonl' 'a?.jsonl' '*.jsonl' 'a{1..2}.jsonl'; do
+        run_split ods_ddl stage --file "$PWD/d/$f"
+        [ "$status" -eq 2 ] || { echo "$f: $status"; return 1; }
+        [ -z "$output" ]
+        [ "$stderr_text" = "ods-ddl: --file must not hold * ? or { (the engine's file() expands them as a glob, into other files or none): rename the file, or stage it through the client, without --file (try --help)" ]
+    done
+    "$BIN/ods-ddl" schema >schema.sql
+    chlocal --no-udf --path db --queries-file schema.sql
+    local k=0
+    for f in 'a[b].jsonl' 'a}b.jsonl'; do
+        k=$((k + 1))
+        run_split ods_ddl stage --source s --file "$PWD/d/$f"
+        [ "$status" -eq 0 ]
+        chlocal --no-udf --path db --param_load_id="L$k" -q "$output"
+    done
+    [ "$(chlocal --no-udf --path db -q "SELECT groupArray(raw) FROM (SELECT raw FROM stg.orders_raw ORDER BY _load_id)")" = "['four','five']" ]
+}
+
 @test "schema: every statement runs on one node, twice (idempotent), with the keys the issue asks for" {
     ods_ddl schema > schema.sql
     chlocal --no-udf --path db --queries-file schema.sql

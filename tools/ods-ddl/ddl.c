@@ -212,6 +212,13 @@ int ddl_check_opts(const ddl_opts *o, int need_kafka, ddl_error *err)
         for (size_t i = 0; i < n; i++)
             if ((unsigned char)o->file[i] < 0x20 || o->file[i] == 0x7F)
                 return set_err(err, "must not hold control characters", "--file");
+        /* the engine's file() takes a path holding any of these as a glob (what its storages test
+         * with find_first_of("*?{")), and no escape exists: 'day{1}.jsonl' reads day1.jsonl, 'a?'
+         * every two-letter name, so another file's lines would be staged, or none */
+        if (strpbrk(o->file, "*?{"))
+            return set_err(err, "must not hold * ? or { (the engine's file() expands them as a glob, "
+                                "into other files or none): rename the file, or stage it through the "
+                                "client, without --file", "--file");
     }
     if (!need_kafka)
         return 0;

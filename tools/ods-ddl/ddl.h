@@ -84,7 +84,8 @@ int ddl_set_modes(ddl_opts *o, const char *store, const char *typing, ddl_error 
 /* Checks every name and value the statements will carry; 0 or DDL_EINVAL (err says which).
  * need_kafka: brokers, topic and group must be set. A source, when set, follows
  * ddl_check_kafka's rules (it becomes _topic); a file may be any path of 1 to 4096 bytes without
- * control characters (it is written as a quoted string literal). */
+ * control characters (it is written as a quoted string literal) or the engine's glob characters
+ * * ? { (file() would read other files). */
 int ddl_check_opts(const ddl_opts *o, int need_kafka, ddl_error *err);
 
 /* Writes s as a single-quoted SQL string literal, escaping \ and '. */

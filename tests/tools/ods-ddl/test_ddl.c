@@ -114,12 +114,13 @@ static void test_opts(void)
         CHECK_EQ_STR(err.what, "--source");
     }
     o.source = NULL;
-    const char *good_file[] = {"/tmp/it's here.jsonl", "a\\b", "/dev/stdin", "\xc3\xa9t\xc3\xa9.txt", "x"};
+    const char *good_file[] = {"/tmp/it's here.jsonl", "a\\b", "/dev/stdin", "\xc3\xa9t\xc3\xa9.txt", "x", "a[b].jsonl", "a}b"};
     for (size_t i = 0; i < sizeof good_file / sizeof good_file[0]; i++) {
         o.file = good_file[i];
         CHECK_EQ_INT(ddl_check_opts(&o, 0, &err), 0);
     }
-    const char *bad_file[] = {"", "a\nb", "a\tb", "a\x7f"};
+    /* a path the engine's file() would take as a glob: it reads other files, or none */
+    const char *bad_file[] = {"", "a\nb", "a\tb", "a\x7f", "day{1}.jsonl", "a?.jsonl", "*.jsonl", "/tmp/x{1..2}/y"};
     for (size_t i = 0; i < sizeof bad_file / sizeof bad_file[0]; i++) {
         o.file = bad_file[i];
         CHECK_EQ_INT(ddl_check_opts(&o, 0, &err), DDL_EINVAL);
