@@ -50,6 +50,16 @@ verdict() { grep -F "$1" "$BATS_FILE_TMPDIR/out" | grep -c '^ok   '; }
         [ "$(wc -l <<<"$stderr_text")" -eq 1 ] || { echo "$bad: $stderr_text"; return 1; }
         [ -z "$output" ] || { echo "$bad: $output"; return 1; }
     done
+    # a --keep directory its SQL could not name (a quote, a backslash, file()'s glob characters),
+    # refused before anything is built or written
+    for bad in "k'q" 'k\b' 'k*' 'k?' 'k{1}'; do
+        run_split "$ROOT/scripts/cluster-rehearsal" --keep "$BATS_TEST_TMPDIR/$bad"
+        [ "$status" -eq 2 ] || { echo "$bad: $status"; return 1; }
+        [ "$(wc -l <<<"$stderr_text")" -eq 1 ] || { echo "$bad: $stderr_text"; return 1; }
+        [[ $stderr_text == "cluster-rehearsal: bad value for --keep: "*"(expected a path without ' \ * ? { or a control character, the current directory's included)" ]] ||
+            { echo "$bad: $stderr_text"; return 1; }
+        [ ! -e "$BATS_TEST_TMPDIR/$bad" ] || { echo "$bad: created"; return 1; }
+    done
 }
 
 @test "the rehearsal exits 0 and every assertion holds (none FAIL)" {

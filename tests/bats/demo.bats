@@ -75,6 +75,26 @@ report_value() { sed -nE "s/^$2: +//p" "$1"; }
     [[ "$(cat report.txt)" == *"created_at: day 30 does not exist in 2026-02"* ]]
 }
 
+@test "demo: a TMPDIR whose path the engine's file() would take as a glob fails at once, saying so (it staged nothing, then failed at the transition); a quote and a backslash are fine" {
+    local t
+    for t in 't{x}' 't?' 't*'; do
+        mkdir -p "$BATS_TEST_TMPDIR/$t"
+        TMPDIR="$BATS_TEST_TMPDIR/$t" run_split "$ROOT/scripts/demo" --input "$ROOT/tests/fixtures/demo/messages.txt"
+        [ "$status" -eq 1 ] || { echo "$t: $status $stderr_text"; return 1; }
+        [ -z "$output" ]
+        [ "$(wc -l <<<"$stderr_text")" -eq 1 ] || { echo "$t: $stderr_text"; return 1; }
+        [[ $stderr_text == "demo: the work directory $BATS_TEST_TMPDIR/$t/ods-demo."*" holds * ? or {, which the engine's file() takes as a glob (reading none of its files): set TMPDIR to a plain path" ]] ||
+            { echo "$t: $stderr_text"; return 1; }
+        # and the work directory is gone
+        [ "$(find "$BATS_TEST_TMPDIR/$t" -mindepth 1 | wc -l)" -eq 0 ]
+    done
+    mkdir -p "$BATS_TEST_TMPDIR/q'q\\b"
+    TMPDIR="$BATS_TEST_TMPDIR/q'q\\b" run_split "$ROOT/scripts/demo" --input "$ROOT/tests/fixtures/demo/messages.txt"
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    echo "$output" > report.txt
+    [ "$(report_rows report.txt)" = "$(printf '1\tinput-1\t7\t1\t6\t0\t3\t3\t0\t0\t3\t1\t1\t1\tyes')" ]
+}
+
 @test "demo --input: repeated lines, an invalid one and an empty one: every line accounted for, each message staged at its line number" {
     # repeats.txt: line 1's message again on lines 2 and 6, line 3 empty, line 4 not JSON
     local f=$ROOT/tests/fixtures/demo/repeats.txt
