@@ -66,10 +66,10 @@ fake_bin_with_chlocal() {
     [ "$(cut -f4 expected.tsv | awk '$1 < "1970" || $1 >= "2150"' | wc -l)" -gt 0 ]
 }
 
-@test "60 random schedules (30 under the sanitizers): none diverges from the model" {
-    # the suite's share; the long run of thousands is scripts/soak (docs/testing.md)
-    local n=60
-    if sanitized; then n=30; fi
+@test "200 random schedules: none diverges from the model" {
+    # the suite's share, as issue 24 asks; the long run of thousands is scripts/soak
+    # (docs/testing.md). scripts/test runs this suite on the plain build only.
+    local n=200
     run_split "$SCHED" --bin "$BIN" --work "$BATS_TEST_TMPDIR/w" --seed 1 --count "$n" --jobs 2
     echo "$output"
     echo "$stderr_text" >&2
