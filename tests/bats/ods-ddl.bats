@@ -126,6 +126,43 @@ load ods_sql
     [ "$(chlocal --no-udf --path db -q "SELECT groupArray(raw) FROM (SELECT raw FROM stg.orders_raw ORDER BY _load_id)")" = "['four','five']" ]
 }
 
+@test "stage --file on 300 generated names: every path ods-ddl accepts, the engine stages exactly that file's line (its statement run as printed)" {
+    # Differential against the engine's file(): names from an alphabet of what a path parser might
+    # take specially (glob, escape, quote, brackets, separators, UTF-8), each file holding its own
+    # index, all in one directory so that a glob would reach the others. Accepted: staged under
+    # load N, it must hold exactly line N; refused: exit 2 with the glob message.
+    mkdir d
+    awk 'BEGIN { srand(31); n = split("a b 1 . _ - \\ [ ] { } * ? , ~ $ % @ + = # ! ( ) & \303\251", c, " ")
+        c[n + 1] = " "; c[n + 2] = "\047"; n += 2
+        for (i = 1; i <= 300; i++) { len = 1 + int(rand() * 6); s = ""
+            for (k = 0; k < len; k++) s = s c[1 + int(rand() * n)]
+            print s } }' | awk '!seen[$0]++ && $0 != "." && $0 != ".."' >names.txt
+    local name idx=0 acc=0 ref=0
+    "$BIN/ods-ddl" schema >all.sql
+    while IFS= read -r name; do
+        idx=$((idx + 1))
+        printf '%d\n' "$idx" >"d/$name"
+        run_split ods_ddl stage --source s --file "$PWD/d/$name"
+        if [ "$status" -eq 0 ]; then
+            acc=$((acc + 1))
+            printf "SET param_load_id = 'L%d';\n%s\n" "$idx" "$output" >>all.sql
+        else
+            ref=$((ref + 1))
+            [ "$status" -eq 2 ] || { echo "[$name]: $status $stderr_text"; return 1; }
+            [[ $stderr_text == "ods-ddl: --file must not hold * ? or { "* ]] || { echo "[$name]: $stderr_text"; return 1; }
+            [[ $name == *[*?{]* ]] || { echo "[$name] refused without a glob character"; return 1; }
+        fi
+    done <names.txt
+    echo "$idx names: $acc accepted, $ref refused"
+    [ "$acc" -gt 100 ]
+    [ "$ref" -gt 50 ]
+    chlocal --no-udf --path db --queries-file all.sql
+    # every accepted load staged one row, its own index
+    run_split chlocal --no-udf --path db -q "SELECT count(), countIf(n = 1 AND raw = substring(_load_id, 2)) FROM
+        (SELECT _load_id, count() AS n, any(raw) AS raw FROM stg.orders_raw GROUP BY _load_id)"
+    [ "$output" = "$acc"$'\t'"$acc" ] || { echo "$output"; return 1; }
+}
+
 @test "schema: every statement runs on one node, twice (idempotent), with the keys the issue asks for" {
     ods_ddl schema > schema.sql
     chlocal --no-udf --path db --queries-file schema.sql
