@@ -28,8 +28,8 @@ m=$(awk -v n="$n" 'BEGIN {printf "%g", n / 1e6}') m5=$(awk -v n="$((n + extra))"
 mkdir -p "$run" "$base1"
 ch() { (cd "$run" && "$BIN/chlocal" "$@"); }
 "$BIN/ods-ddl" schema >"$work/schema.sql"
-"$BIN/ods-ddl" transition >"$work/gated.sql"
-"$BIN/ods-ddl" transition --store every >"$work/every.sql"
+"$BIN/ods-ddl" transition --gate-pieces "$(bench_gate_pieces "$n")" >"$work/gated.sql"
+"$BIN/ods-ddl" transition --store every --gate-pieces "$(bench_gate_pieces "$n")" >"$work/every.sql"
 ch --path "$base1" --queries-file "$work/schema.sql"
 
 # ledger DB LOAD: the load's ledger row (ods.order_loads): received redelivered accepted stored

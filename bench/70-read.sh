@@ -29,7 +29,7 @@ m=$(awk -v n="$n" 'BEGIN {printf "%g", n / 1e6}')
 mkdir -p "$run" "$hot"
 ch() { (cd "$run" && "$BIN/chlocal" "$@"); }
 "$BIN/ods-ddl" schema >"$work/schema.sql"
-"$BIN/ods-ddl" transition >"$work/gated.sql"
+"$BIN/ods-ddl" transition --gate-pieces "$(bench_gate_pieces "$n")" >"$work/gated.sql"
 # stmts FILE K...: statements K... of a generated transition, each from its "-- K. " line to the
 # next such line (the header comment before statement 1 is in none).
 stmts() {

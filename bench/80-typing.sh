@@ -39,8 +39,14 @@ human() { awk -v n="$1" 'BEGIN {if (n >= 1e6) printf "%gM", n / 1e6; else if (n 
 # The three transitions. The native one is the SQL-typed one with the class from the native
 # predicate: its CREATE FUNCTION first, then every order_wire_class(raw) replaced.
 "$BIN/ods-ddl" schema >"$work/schema.sql"
-"$BIN/ods-ddl" transition --typing udf >"$work/udf.sql" || die "ods-ddl transition --typing udf failed"
-"$BIN/ods-ddl" transition --typing sql >"$work/sql.sql" || die "ods-ddl transition --typing sql failed"
+gp=$(bench_gate_pieces "$n")
+"$BIN/ods-ddl" transition --typing udf --gate-pieces "$gp" >"$work/udf.sql" || die "ods-ddl transition --typing udf failed"
+"$BIN/ods-ddl" transition --typing sql --gate-pieces "$gp" >"$work/sql.sql" || die "ods-ddl transition --typing sql failed"
+# the growth runs: each size with the gate's INSERTs ods-load would give it
+for s in "${sizes[@]}"; do
+    "$BIN/ods-ddl" transition --typing udf --gate-pieces "$(bench_gate_pieces "$s")" >"$work/udf-$s.sql" ||
+        die "ods-ddl transition --typing udf failed"
+done
 { cat "$ROOT/tests/sql/native_wire_class.sql"; echo
   sed 's/order_wire_class(raw)/native_wire_class(raw)/g' "$work/sql.sql"; } >"$work/native.sql"
 grep -q 'order_wire_parse(raw)' "$work/udf.sql" && ! grep -q 'order_wire_class(' "$work/udf.sql" ||
@@ -210,7 +216,7 @@ rm -rf "$base" "$base.want"
 for s in "${sizes[@]}"; do stage "$work/base-$s" "$s"; done
 for ((r = 0; r < reps; r++)); do
     for s in "${sizes[@]}"; do
-        transition "u$s" "$work/base-$s" "$work/udf.sql"
+        transition "u$s" "$work/base-$s" "$work/udf-$s.sql"
         say "rep $((r + 1)) UDF typing, $(human "$s") messages: ${BENCH_SECS[u$s]} s" >&2
         bench_qtime "t$s" "$run" 1 --path "$work/base-$s" -q 'SELECT order_wire_parse(raw) FROM stg.orders_raw FORMAT Null' ||
             die "the typing alone failed at $s messages"

@@ -29,7 +29,7 @@ run=$work/run
 mkdir -p "$run"
 ch() { (cd "$run" && "$BIN/chlocal" "$@"); }
 
-"$BIN/ods-ddl" transition >"$work/tr.sql" || die "ods-ddl transition failed"
+"$BIN/ods-ddl" transition --gate-pieces "$(bench_gate_pieces "$n")" >"$work/tr.sql" || die "ods-ddl transition failed"
 nst=$(grep -c '^-- [0-9]*\. ' "$work/tr.sql")
 # stmt K: statement K of the transition, from its "-- K. " line to the next one
 stmt() { awk -v k="$1" 'match($0, /^-- [0-9]+\. /) { p = (substr($0, 4, RLENGTH - 5) + 0 == k) } p' "$work/tr.sql"; }

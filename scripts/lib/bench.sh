@@ -46,6 +46,11 @@ bench_qtime() {
     return 0
 }
 
+# bench_gate_pieces ROWS: the gate's INSERTs ods-load runs for a load of ROWS staged rows (one
+# per 1 048 576, 1 to 16), for `ods-ddl transition --gate-pieces`: an empty piece costs about
+# 0.1 s, which a transition printed with the default 16 would add to every timed run.
+bench_gate_pieces() { awk -v n="$1" 'BEGIN { p = int((n + 1048575) / 1048576); print (p < 1) ? 1 : (p > 16) ? 16 : p }'; }
+
 # bench_median "T1 T2 ...": the median of space-separated numbers.
 bench_median() { tr ' ' '\n' <<<"$1" | grep . | sort -g |
     awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }

@@ -18,6 +18,25 @@ described() {
         WHERE database IN ('stg', 'ods') ORDER BY ALL FORMAT TSV"
 }
 migrate() { run_split chlocal --path db --queries-file migrate.sql; }
+# rebuild_manifest [CHLOCAL OPTION…]: docs/operations.md's rebuild of a manifest from before the
+# gate's pieces (no _bucket): renamed, created anew by ods-ddl schema, its rows copied with their
+# bucket, counted, the old one dropped. The live manifest holds a load first, so the copy is seen.
+rebuild_manifest() {
+    local before
+    chlocal "$@" --path db -q "INSERT INTO ods.order_manifest (_load_id, _topic, _partition, _offset, _load_ts, _raw_hash,
+        error_class, order_id) VALUES ('OLD', 'src', 0, 1, now64(3, 'UTC'), 7, '', 'ORD-7'), ('OLD', 'src', 0, 2, now64(3, 'UTC'), 8, 'not_json', '')"
+    before=$(chlocal "$@" --path db -q "SELECT count(), sum(cityHash64(*)) FROM ods.order_manifest")
+    chlocal "$@" --path db -q "RENAME TABLE ods.order_manifest TO ods.order_manifest_old"
+    "$BIN/ods-ddl" schema "${SCHEMA_OPTS[@]}" >schema-again.sql
+    chlocal "$@" --path db --queries-file schema-again.sql
+    chlocal "$@" --path db -q "INSERT INTO ods.order_manifest SELECT *, if(error_class = '', cityHash64(order_id) % 256, 0)
+        FROM ods.order_manifest_old"
+    [ "$(chlocal "$@" --path db -q "SELECT count(), sum(cityHash64(* EXCEPT _bucket)) FROM ods.order_manifest")" = "$before" ]
+    [ "$(chlocal "$@" --path db -q "SELECT groupArray(_bucket) FROM (SELECT _bucket FROM ods.order_manifest ORDER BY _offset)")" = \
+      "[$(chlocal -q "SELECT cityHash64('ORD-7') % 256"),0]" ]
+    chlocal "$@" --path db -q "DROP TABLE ods.order_manifest_old"
+}
+SCHEMA_OPTS=()
 
 @test "ods-ddl migrate: from the previous release's schema, an ADD COLUMN for each column it lacks (staging's _moved, the hashdiff profile of versions and ledger), then nothing; the data stays and the tools of this version run on it" {
     chlocal --path db --queries-file "$FIX/schema-5707bdc.sql"
@@ -27,6 +46,12 @@ migrate() { run_split chlocal --path db --queries-file migrate.sql; }
     staged=$(chlocal --path db -q "SELECT count(), sum(cityHash64(raw, _offset)) FROM stg.orders_raw")
     [ "$(cut -f1 <<<"$staged")" -eq "$(grep -c . l1.jsonl)" ]
     ods_ddl migrate >migrate.sql
+    # the manifest's sorting key gained _bucket (the gate's pieces): refused, then rebuilt as
+    # docs/operations.md says, its rows copied with their bucket
+    migrate
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"ods-ddl migrate: ods.order_manifest: its sorting key is _load_id, _topic, _partition, _offset, this version's _load_id, _bucket, _topic, _partition, _offset: no statement changes that in place"* ]]
+    rebuild_manifest
     migrate
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
     profile=$(ods_ddl schema | sed -n "s/^    _hashdiff_profile LowCardinality(String) DEFAULT '\(.*\)'\$/\1/p" | sort -u)
@@ -124,8 +149,12 @@ ALTER TABLE stg.orders_raw ADD COLUMN IF NOT EXISTS _moved String MATERIALIZED '
     run_split chlocal --config-file "$cfg" --path db --queries-file migrate.sql
     [ "$status" -eq 1 ]
     [[ $stderr_text == *"ods-ddl migrate: ods.order_lease_keeper is missing: run ods-ddl schema (with the options the ODS was created with) first"* ]]
+    [[ $stderr_text == *"ods.order_manifest: its sorting key is _load_id, _topic, _partition, _offset, this version's _load_id, _bucket, _topic, _partition, _offset"* ]]
     ods_ddl schema --cluster ods_cluster --per-node >schema.sql
     chlocal --config-file "$cfg" --path db --queries-file schema.sql
+    # (the rebuild on this one node: docs/operations.md runs its statements ON CLUSTER)
+    SCHEMA_OPTS=(--cluster ods_cluster --per-node)
+    rebuild_manifest --config-file "$cfg"
     run_split chlocal --config-file "$cfg" --path db --queries-file migrate.sql
     [ "$status" -eq 1 ]
     [[ $stderr_text == *"ods-ddl migrate: ods.order_lease_v is a Merge table, this version's a view: with no transition running, DROP TABLE ods.order_lease_v ON CLUSTER ods_cluster, then run ods-ddl schema again"* ]]

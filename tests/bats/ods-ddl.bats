@@ -182,7 +182,7 @@ load ods_sql
     [[ "$output" == *$'ods\torder_gate_fates\tMaterializedView'* ]]
     [[ "$output" == *$'ods\torder_fates\tMergeTree\tMergeTree PARTITION BY _load_id ORDER BY (_load_id, _topic, _partition, _offset) '* ]]
     [[ "$output" == *$'ods\torder_v\tView'* ]]
-    [[ "$output" == *$'ods\torder_manifest\tMergeTree\tMergeTree PARTITION BY _load_id ORDER BY (_load_id, _topic, _partition, _offset) '* ]]
+    [[ "$output" == *$'ods\torder_manifest\tMergeTree\tMergeTree PARTITION BY _load_id ORDER BY (_load_id, _bucket, _topic, _partition, _offset) '* ]]
     [[ "$output" == *$'ods\torder_frozen\tMergeTree\tMergeTree ORDER BY _load_id '* ]]
     [[ "$output" == *$'ods\torder_lease_v\tMerge\tMerge(\\\'ods\\\', \\\'^order_lease$\\\')'* ]]
     [[ "$output" == *$'stg\torders_raw\tMergeTree\tMergeTree PARTITION BY toDate(_load_ts) ORDER BY (_load_id, _topic, _partition, _offset) '* ]]
@@ -219,10 +219,11 @@ load ods_sql
     run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_loads' ORDER BY position)"
     [ "$output" = "['delta','_load_id','committed_at','received','redelivered','accepted','stored','unchanged','stale','rejected','not_an_object','keyset_mismatch','field_invalid','wire_contract','hashdiff_profile']" ]
     # The manifest: a load's messages as its transition froze them, by coordinates: the class,
-    # the raw bytes' hash (the raw itself of the rejected ones), the typed contract columns and _hashdiff;
+    # the raw bytes' hash (the raw itself of the rejected ones), the typed contract columns,
+    # _hashdiff and the bucket of order_id (the gate's pieces);
     # the seal: one row per frozen load; the lease: who holds it, since when.
     run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_manifest' ORDER BY position)"
-    [ "$output" = "['_load_id','_topic','_partition','_offset','_timestamp','_key','_load_ts','_raw_hash','error_class','raw','order_id','user_id','status','created_at','updated_at','items_total','discount','delivery','total','items','snapshot_date','_hashdiff']" ]
+    [ "$output" = "['_load_id','_topic','_partition','_offset','_timestamp','_key','_load_ts','_raw_hash','error_class','raw','order_id','user_id','status','created_at','updated_at','items_total','discount','delivery','total','items','snapshot_date','_hashdiff','_bucket']" ]
     run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_frozen' ORDER BY position)"
     [ "$output" = "['_load_id','frozen_at','staged','messages']" ]
     run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_lease_v' ORDER BY position); SELECT count() FROM ods.order_lease_v"
@@ -256,8 +257,9 @@ load ods_sql
         run_split chlocal --no-udf -q "SELECT formatQuerySingleLine(q) FROM file('$PWD/st.tsv', TSV, 'q String') FORMAT TSVRaw"
         [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
         # 23 of the schema (2 databases, 9 tables, the lease's KeeperMap table and its view, 5
-        # Distributed, the gate and its 3 views, the view), 12 of each transition
-        [ "$(wc -l <<<"$output")" -eq 47 ]
+        # Distributed, the gate and its 3 views, the view), 27 of each transition (12
+        # statements, the gate's 16 INSERTs counted one by one)
+        [ "$(wc -l <<<"$output")" -eq 77 ]
         [ "$(grep -c '^CREATE .* ON CLUSTER c1' <<<"$output")" -eq 23 ]
         # the load's own tables (manifest, seal, fates) have no Distributed table: the node that
         # runs the transition reads its own; the lease is one KeeperMap row for the whole
@@ -287,7 +289,7 @@ load ods_sql
         [ "$(grep -c '^INSERT INTO ods.order_snapshot_dist ' <<<"$output")" -eq 2 ]
         [ "$(grep -c '^INSERT INTO ods.order_snapshot_dist (.*) SETTINGS distributed_foreground_insert = 1, optimize_on_insert = 0, throw_on_max_partitions_per_insert_block = 0 SELECT .* FROM ods.order_snapshot_hot_dist WHERE .* ORDER BY toYYYYMMDD(created_at) ASC$' <<<"$output")" -eq 2 ]
         [ "$(grep -c '^INSERT INTO ods.order_snapshot_hot_dist ' <<<"$output")" -eq 0 ]
-        [ "$(grep -c '^INSERT INTO ods.order_gate (.*) SETTINGS distributed_foreground_insert = 1, join_use_nulls = 0 SELECT ' <<<"$output")" -eq 2 ]
+        [ "$(grep -c '^INSERT INTO ods.order_gate (.*) SETTINGS distributed_foreground_insert = 1, join_use_nulls = 0 WITH .* SELECT ' <<<"$output")" -eq 32 ]
         # the freeze and its seal: into this node's manifest and seal
         [ "$(grep -c '^INSERT INTO ods.order_manifest (' <<<"$output")" -eq 2 ]
         [ "$(grep -c '^INSERT INTO ods.order_frozen (' <<<"$output")" -eq 2 ]
@@ -362,7 +364,7 @@ $(ledger_sql)"
 }
 
 @test "every sql_extract yields exactly the value the contract's text denotes, or throws" {
-    tr=$(ods_ddl transition --typing sql)
+    tr=$(ods_ddl transition --typing sql --gate-pieces 1) # (each typing expression once)
     sql="CREATE DATABASE t; CREATE TABLE t.x ENGINE = Memory AS SELECT n, key, expect,
         if(json = 'MISSING', '{\"other\":1}', concat('{\"', key, '\":', json, '}')) AS raw
         FROM file('$FIX/extract.tsv', TSVWithNames, 'n UInt32, key String, json String, expect String');"

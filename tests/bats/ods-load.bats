@@ -28,7 +28,8 @@ SELECT * FROM (SELECT * FROM ods.order_snapshot_hot UNION ALL SELECT * FROM ods.
 SELECT count() FROM ods.order_lease_v FORMAT TSV"
 }
 # the statement K of the transition, as ods-load sends it (from its title line to its ';')
-statement() { "$BIN/ods-ddl" transition | awk -v k="$1" '/^-- [0-9]+\. / { n = $2 + 0; next } n == k' | sed '${/^$/d}'; }
+# (the gate as one INSERT: what ods-load runs for a load of at most a million staged rows)
+statement() { "$BIN/ods-ddl" transition --gate-pieces 1 | awk -v k="$1" '/^-- [0-9]+\. / { n = $2 + 0; next } n == k' | sed '${/^$/d}'; }
 
 @test "ods-load: --help on stdout, exit 0; --version; each usage error one line on stderr, exit 2" {
     run_split ods_load --help
@@ -43,7 +44,8 @@ statement() { "$BIN/ods-ddl" transition | awk -v k="$1" '/^-- [0-9]+\. / { n = $
                 "--load-id L1 --store all" "--load-id L1 --typing json" "--load-id L1 --ods-db o-2" \
                 "--load-id L1 --path=" "--load-id L1 --path no-such-dir" "--load-id L1 --path /etc/passwd" \
                 "--load-id L1 --server-wait x" "--load-id L1 --server-wait -1" "--load-id L1 --server-wait 86401" \
-                "--load-id L1 --path . --server-wait 3"; do
+                "--load-id L1 --path . --server-wait 3" "--load-id L1 --gate-pieces 0" "--load-id L1 --gate-pieces 65" \
+                "--load-id L1 --piece-size 0" "--load-id L1 --piece-size 1e6" "--load-id L1 --piece-size 1000000001"; do
         # shellcheck disable=SC2086
         run_split ods_load $args
         [ "$status" -eq 2 ] || { echo "args '$args': status $status"; return 1; }
@@ -74,6 +76,53 @@ statement() { "$BIN/ods-ddl" transition | awk -v k="$1" '/^-- [0-9]+\. / { n = $
     dump db >after.tsv
     cmp before.tsv after.tsv
     [ "$(tail -1 after.tsv)" = 0 ]
+}
+
+@test "ods-load: the gate has as many INSERTs as the staged rows need (one per --piece-size, at most 16); a statement too long for an argument goes as a file; every cut commits the same load" {
+    # a client that records how each query came (an argument or a file), then runs it
+    cat >client <<WRAP
+#!/usr/bin/env bash
+for a; do q=\$a; done
+prev=
+for a; do [ "\$prev" = --queries-file ] && { echo "file \$(wc -c <"\$a")" >>how.txt; exec "$BIN/chlocal" "\$@"; }; prev=\$a; done
+echo "arg \${#q}" >>how.txt
+exec "$BIN/chlocal" "\$@"
+WRAP
+    chmod +x client
+    ledgers=()
+    new_db tmpl
+    stage_gen tmpl L1 6
+    for cut in "" "--piece-size 20" "--piece-size 1" "--gate-pieces 40 --piece-size 2"; do
+        rm -rf db how.txt
+        cp -a tmpl db
+        staged=$(chlocal --path db -q "SELECT count() FROM stg.orders_raw")
+        # shellcheck disable=SC2086
+        run_split ods_load --path db --load-id L1 --client ./client $cut
+        [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+        ledgers+=("$(sed -n 2p <<<"$output" | cut -f1,2,4-)")
+        case $cut in
+            "") want=1 ;;
+            "--piece-size 20") want=$(((staged + 19) / 20)) ;;
+            "--piece-size 1") want=16 ;;
+            *) want=40 ;;
+        esac
+        [[ $stderr_text == *" 9/12 accepted messages, "*"; in up to $want piece"*" of about "* ]] || { echo "$cut: $stderr_text"; return 1; }
+        [ "$(dump db | md5sum)" = "$(if [ -z "$cut" ]; then dump db | md5sum | tee first.md5; else cat first.md5; fi)" ]
+        # 15 queries: the count (not with --gate-pieces), 12 statements, the lease's time, the
+        # ledger row; statement 9 as a file when longer than 32 KiB (16 INSERTs and more), else
+        # all as arguments
+        [ "$(wc -l <how.txt)" -eq "$([[ $cut == --gate-pieces* ]] && echo 14 || echo 15)" ] || { echo "$cut:"; cat how.txt; return 1; }
+        if [ "$want" -ge 16 ]; then
+            [ "$(grep -c '^file ' how.txt)" -eq 1 ]
+            [ "$(awk '$1 == "file" { print $2 }' how.txt)" -gt 32768 ]
+        else
+            [ "$(grep -c '^file ' how.txt)" -eq 0 ]
+        fi
+        [ "$(awk '$1 == "arg" && $2 > 32768' how.txt | wc -l)" -eq 0 ]
+    done
+    # the same ledger row from every cut (the dumps above: the same tables)
+    [ "$(printf '%s\n' "${ledgers[@]}" | sort -u | wc -l)" -eq 1 ]
+    [ "$(cut -f1,2 <<<"${ledgers[0]}")" = $'1\tL1' ]
 }
 
 @test "ods-load: a failure in each statement (before it runs or after it ran) names it, releases the lease, and the retry ends as one clean run" {
@@ -266,11 +315,12 @@ WRAP
     PATH=$PWD:$PATH run_split ods_load --load-id L1 --host ch1.example --port 9440 --user etl --secure --client-config cfg.xml
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
     [ "$(sed -n 2p <<<"$output" | cut -f1,2)" = $'1\tL1' ]
-    # 12 statements, the lease's time after statement 2, the ledger row at the end
-    [ "$(wc -l <calls.txt)" -eq 14 ]
-    [ "$(grep -c -- '^--host ch1.example --port 9440 --user etl --secure --config-file cfg.xml --param_load_id=L1 --query_id ods-load-[0-9]*-[0-9]*-[0-9]* --query$' calls.txt)" -eq 14 ]
+    # the staged rows counted (the gate's pieces), 12 statements, the lease's time after
+    # statement 2, the ledger row at the end
+    [ "$(wc -l <calls.txt)" -eq 15 ]
+    [ "$(grep -c -- '^--host ch1.example --port 9440 --user etl --secure --config-file cfg.xml --param_load_id=L1 --query_id ods-load-[0-9]*-[0-9]*-[0-9]* --query$' calls.txt)" -eq 15 ]
     # each query its own id, all of one run: what the server's system.processes shows of it
-    [ "$(grep -o -- '--query_id [^ ]*' calls.txt | sort -u | wc -l)" -eq 14 ]
+    [ "$(grep -o -- '--query_id [^ ]*' calls.txt | sort -u | wc -l)" -eq 15 ]
     [ "$(grep -o -- '--query_id ods-load-[0-9]*-[0-9]*' calls.txt | sort -u | wc -l)" -eq 1 ]
     [ "$(grep -c -- '--password' calls.txt)" -eq 0 ]
     # a client that cannot be run: said as such, exit 1, nothing tried after it

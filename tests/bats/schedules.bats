@@ -69,8 +69,13 @@ fake_bin_with_chlocal() {
 @test "200 random schedules: none diverges from the model" {
     # the suite's share, as issue 24 asks; the long run of thousands is scripts/soak
     # (docs/testing.md). scripts/test runs this suite on the plain build only.
+    # The gate runs in two pieces of about 3 messages (the default cuts only loads of more
+    # than a million): reruns and resumed runs meet a gate another run left part done. (A kill
+    # seldom takes effect inside statement 9, whose small loads end fast: 0 of 23 in these
+    # seeds; transition.bats stops a run between two pieces on purpose.)
     local n=200
-    run_split "$SCHED" --bin "$BIN" --work "$BATS_TEST_TMPDIR/w" --seed 1 --count "$n" --jobs 2
+    run_split "$SCHED" --bin "$BIN" --work "$BATS_TEST_TMPDIR/w" --seed 1 --count "$n" --jobs 2 \
+        --gate-pieces 2 --piece-size 3
     echo "$output"
     echo "$stderr_text" >&2
     # bats removes the directory: the first reproduction goes into the test's output (again by
@@ -188,8 +193,10 @@ run_statements() {
     stage L1 0
     run_statements L1 1 8
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
-    statements 9 9 | sed -E 's/^    \(_topic, _partition, _offset\) NOT IN \(SELECT _topic, _partition, _offset FROM ods.order_fates WHERE _load_id = \{load_id:String\}\) AS _put_fate$/    0 AS _put_fate/' >cut9.sql
-    [ "$(grep -c '^    0 AS _put_fate$' cut9.sql)" -eq 1 ]
+    # (each of the gate's INSERTs: its fates flag is two lines, the set of the piece's fates)
+    statements 9 9 | perl -0pe 's/^    \(_topic, _partition, _offset\) NOT IN \(SELECT _topic, _partition, _offset FROM ods\.order_fates WHERE _load_id = \{load_id:String\}\n        AND [^\n]*\) AS _put_fate$/    0 AS _put_fate/mg' >cut9.sql
+    [ "$(grep -c '^    0 AS _put_fate$' cut9.sql)" -eq 16 ]
+    [ "$(grep -c 'FROM ods.order_fates' cut9.sql)" -eq 0 ]
     run_split chlocal --path db --param_load_id=L1 --queries-file cut9.sql
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
     [ "$(chlocal --path db -q "SELECT (SELECT count() FROM ods.order_snapshot_hot), (SELECT count() FROM ods.order_fates)" | tr '\t' ' ')" = "1 0" ]

@@ -156,9 +156,10 @@ same_dumps() {
         [ "$status" -eq 0 ]
         tr=$output
         good=$GOOD_EVERY; [ "$store" = every ] || good=$GOOD_CHANGES
-        [ "$(statements_tsv <<<"$tr" | wc -l)" -eq 12 ]
+        # 12 statements; the gate (9) is 16 INSERTs, its pieces
+        [ "$(statements_tsv <<<"$tr" | wc -l)" -eq 27 ]
         [ "$(grep -c '^-- [0-9]*\. ' <<<"$tr")" -eq 12 ]
-        [ "$(statements_tsv <<<"$tr" | awk '{ print $1, ($1 == "WITH" ? "(check)" : $2 " " $3) }' | paste -sd '|')" = "WITH (check)|CREATE TABLE ods.order_lease|WITH (check)|INSERT INTO ods.order_manifest|INSERT INTO ods.order_frozen|ALTER TABLE ods.order_snapshot_hot|INSERT INTO ods.order_snapshot_rep|INSERT INTO ods.order_snapshot_errors|INSERT INTO $good|INSERT INTO ods.order_loads|WITH (check)|DROP TABLE IF" ]
+        [ "$(statements_tsv <<<"$tr" | awk '{ print $1, ($1 == "WITH" ? "(check)" : $2 " " $3) }' | paste -sd '|')" = "WITH (check)|CREATE TABLE ods.order_lease|WITH (check)|INSERT INTO ods.order_manifest|INSERT INTO ods.order_frozen|ALTER TABLE ods.order_snapshot_hot|INSERT INTO ods.order_snapshot_rep|INSERT INTO ods.order_snapshot_errors|$(printf "INSERT INTO $good|%.0s" $(seq 16))INSERT INTO ods.order_loads|WITH (check)|DROP TABLE IF" ]
         # the classifier runs once per message, in the freeze (udf: order_wire_parse also types
         # it; sql: order_wire_class, the typing SQL in the good INSERT reads the kept raw)
         [ "$(statements_tsv <<<"$tr" | grep -o "order_wire_parse" | wc -l)" -eq "$([ "$typing" = udf ] && echo 1 || echo 0)" ]
@@ -172,7 +173,7 @@ same_dumps() {
         # the predicate, bare in the errors INSERT's WHERE, negated in the good one's; nowhere else
         [ "$(tr_pick 8 <<<"$tr" | grep -cx "  AND error_class != '';")" -eq 1 ]
         [ "$(tr_pick 8 <<<"$tr" | grep -c "error_class != ''")" -eq 1 ]
-        [ "$(tr_pick 9 <<<"$tr" | sed 's/^ *//' | grep -cxF "WHERE _load_id = {load_id:String} AND NOT (error_class != '')")" -eq 1 ]
+        [ "$(tr_pick 9 <<<"$tr" | sed 's/^ *//' | grep -cxF "WHERE _load_id = {load_id:String} AND NOT (error_class != '') AND _bucket >= _lo AND _bucket < _hi")" -eq 16 ]
         [ "$(tr_pick 9 <<<"$tr" | grep -v "NOT (error_class != '')" | grep -c "error_class")" -eq 0 ]
         # what fold_sql runs: the fold of the hot table into order_snapshot_rep, no classifying
         [ "$(tr_pick 7 <<<"$tr" | grep -cx 'FROM ods.order_snapshot_hot')" -eq 1 ]
@@ -184,11 +185,11 @@ same_dumps() {
         done
         # store changes: the gate's two joined sides (the prior, the load's own hot rows) and the
         # prior's order_id set carry the guard too, so such a rerun does not read the prior
-        [ "$(tr_pick 9 <<<"$tr" | awk '/^ *LEFT JOIN/ { j = 1 } j' | grep -c "{load_id:String} NOT IN (SELECT _load_id FROM ods.order_loads)")" -eq "$([ "$store" = changes ] && echo 3 || echo 1)" ]
+        [ "$(tr_pick 9 <<<"$tr" | awk '/^INSERT/ { j = 0 } /^ *LEFT JOIN/ { j = 1 } j' | grep -c "{load_id:String} NOT IN (SELECT _load_id FROM ods.order_loads)")" -eq "$([ "$store" = changes ] && echo 48 || echo 16)" ]
         # every statement that writes after the lease is taken checks it holds it, but the
         # housekeeping (it deletes only what _rep already holds) and the release
         for k in 3 4 5 7 8 9 10 11; do
-            [ "$(tr_pick "$k" <<<"$tr" | grep -c "transition $k/12: this run of load .* does not hold the lease")" -eq 1 ] ||
+            [ "$(tr_pick "$k" <<<"$tr" | grep -c "transition $k/12: this run of load .* does not hold the lease")" -eq "$([ "$k" = 9 ] && echo 16 || echo 1)" ] ||
                 { echo "$mode: statement $k does not check the lease"; return 1; }
         done
         [ "$(tr_pick 6 12 <<<"$tr" | grep -c "order_lease_v")" -eq 0 ]
@@ -450,7 +451,7 @@ $(ledger_sql)"
     # two equal.)
     tr=$(ods_ddl transition --typing sql)
     good=$(tr_pick 9 <<<"$tr")
-    [ "$(grep -c "NOT (error_class != '')" <<<"$good")" -eq 2 ]
+    [ "$(grep -c "NOT (error_class != '')" <<<"$good")" -eq 32 ]
     good=$(sed "s/ AND NOT (error_class != '')//" <<<"$good")
     [ "$(grep -c "error_class" <<<"$good")" -eq 0 ]
     chlocal --path db -q "INSERT INTO stg.orders_raw SELECT raw, _topic, _partition, _offset, _timestamp, _key, 'D2', _load_ts FROM stg.orders_raw WHERE _load_id = 'D1'"
@@ -752,6 +753,62 @@ $(dump_sql o2 b)"
     check_all "$(ledger_sql ods o2)"
 }
 
+@test "the gate in pieces: loads cut into pieces of any size, and a rerun cut otherwise after a run stopped between two pieces, leave every table exactly as one pass (both modes)" {
+    # A fate depends on the order's messages and prior only, and an order's messages share a
+    # bucket (cityHash64(order_id) % 256): so any cut of the load, and a rerun cut otherwise,
+    # must give each message what one INSERT gives it. Treated (stg/ods): each load first runs
+    # up to the first of 3 pieces of 2 messages (the run then dies holding the lease), then whole
+    # in up to 64 pieces of 1 message, then again in 5 of 40. Reference (s2/o2): one piece.
+    for d in 1 2 3; do
+        og --orders 300 --days 3 --dirty 0.05 --seed 24 --day "$d" > "day$d.jsonl"
+    done
+    for every in 0 1; do
+        local store=()
+        [ "$every" -eq 0 ] || store=(--store every)
+        rm -rf db
+        sql="$(two_pairs_sql)"
+        n=0
+        for f in load1 load2 load3 changes1 changes2 changes3 spelling; do
+            n=$((n + 1))
+            sql+=$'\n'"$(stage_fx stg "P$n" "$f" "2026-04-0$n 23:00:00")"
+        done
+        for d in 1 2 3; do
+            n=$((n + 1))
+            sql+=$'\n'"$(stage_lines stg "P$n" "day$d.jsonl" "2026-04-1$d 23:00:00" $((d * 1000)))"
+        done
+        sql+="
+INSERT INTO s2.orders_raw SELECT * FROM stg.orders_raw;
+CREATE DATABASE t;
+CREATE TABLE t.pieces (load String, pieces UInt64) ENGINE = Memory;"
+        for i in $(seq "$n"); do
+            sql+="
+SET param_load_id = 'P$i';
+$(ods_ddl transition "${store[@]}" --gate-pieces 3 --piece-size 2 | tr_pick 1 2 3 4 5 6 7 8 9 | awk '/^-- piece 2 /{exit} {print}')
+INSERT INTO t.pieces SELECT 'P$i', count() FROM ods.order_fates WHERE _load_id = 'P$i';
+DROP TABLE IF EXISTS ods.order_lease;
+$(ods_ddl transition "${store[@]}" --gate-pieces 64 --piece-size 1)
+$(ods_ddl transition "${store[@]}" --gate-pieces 5 --piece-size 40)
+$(ods_ddl transition "${store[@]}" --gate-pieces 1 --stg-db s2 --ods-db o2)"
+        done
+        sql+="
+$(dump_sql ods a)
+$(dump_sql o2 b)
+SELECT load, pieces, (SELECT countIf(error_class = '') FROM ods.order_manifest WHERE _load_id = load) AS accepted
+FROM t.pieces ORDER BY load INTO OUTFILE '$PWD/pieces.tsv' TRUNCATE FORMAT TSV;"
+        printf '%s\n' "$sql" > pieces.sql
+        chlocal --path db --queries-file pieces.sql
+        same_dumps
+        # the stopped runs gave a fate to some of a load's accepted messages, not all: the cut
+        # fell inside the gate, in every generated load (some hundreds of accepted messages
+        # each) and in some of the fixtures' (a few orders each: their first piece may hold all
+        # or none)
+        awk -F'\t' '$3 > 200 && !($2 > 0 && $2 < $3) { print; bad = 1 } END { exit bad }' pieces.tsv
+        [ "$(awk -F'\t' '$3 > 200' pieces.tsv | wc -l)" -eq 3 ]
+        [ "$(awk -F'\t' '$2 > 0 && $2 < $3' pieces.tsv | wc -l)" -ge 5 ] || { cat pieces.tsv; return 1; }
+        check_all "$(ledger_sql ods o2)"
+    done
+}
+
 @test "late rows: staged before the load's freeze, its rerun takes them; staged after it, every run is refused naming them until they move to a new load; exactly one clean run" {
     og --orders 500 --days 3 --dirty 0.1 --seed 17 --day 1 > g1.jsonl
     # the second load holds two snapshots: several versions of an order, unchanged repeats
@@ -897,7 +954,7 @@ TSV
         og --orders 600 --days 4 --dirty 0.1 --seed 13 --day "$d" > "d$d.jsonl"
     done
     cat d2.jsonl d3.jsonl > g2.jsonl
-    tr=$(ods_ddl transition)
+    tr=$(ods_ddl transition --gate-pieces 1) # the gate as one INSERT, cut once below; run 4 cuts G2 in pieces
     # what every run does before the errors INSERT: the checks and the lease (1-3), the freeze
     # and its seal (4, 5: nothing more once sealed), the housekeeping (6), the fold (7)
     checks=$(tr_pick 1 2 3 <<<"$tr")
@@ -999,9 +1056,9 @@ SELECT 'run 3 left an order with some of its G2 versions stored, not all', (SELE
     INNER JOIN (SELECT order_id, count() AS n FROM o2.order_snapshot_hot WHERE _load_id = 'G2' GROUP BY order_id) AS c USING (order_id)
     WHERE i.n < c.n) > 0 AND (SELECT count() FROM ods.order_loads WHERE _load_id = 'G2') = 0;
 SET $defaults;
--- run 4: the real transition
+-- run 4: the real transition, its gate in pieces of about 300 messages
 DROP TABLE IF EXISTS ods.order_lease;
-$tr
+$(ods_ddl transition --piece-size 300)
 SET param_load_id = 'G3';
 -- G3, run 1: up to the housekeeping, then the fold of G2 fails part-way
 $upto_fold
@@ -1086,8 +1143,11 @@ $(ledger_sql)"
 
 @test "cluster: the transition reads the ODS through the _dist tables with GLOBAL IN, the load's own tables (lease, manifest, seal) on its node; shard-check ddl accepts the cluster schema" {
     guard="{load_id:String} GLOBAL NOT IN (SELECT _load_id FROM ods.order_loads_dist)"
+    # the gate's piece of the load's own rows, read on the shards by bucket of order_id
+    bucket="((cityHash64(order_id) % 256) >= _lo) AND ((cityHash64(order_id) % 256) < _hi)"
     for store in changes every; do
-        ods_ddl transition --cluster c1 --store "$store" | statements_tsv > st.tsv
+        # (the gate as one INSERT here, so that each statement is a line; the run below cuts it)
+        ods_ddl transition --cluster c1 --store "$store" --gate-pieces 1 | statements_tsv > st.tsv
         run_split chlocal --no-udf -q "SELECT formatQuerySingleLine(q) FROM file('$PWD/st.tsv', TSV, 'q String') FORMAT TSVRaw"
         [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
         [ "$(wc -l <<<"$output")" -eq 12 ]
@@ -1131,16 +1191,16 @@ $(ledger_sql)"
             # the prior is order_v (FINAL on each shard over its own orders, and the committed hot
             # rows); the load's own hot rows (at most the load's size) come through
             # order_snapshot_hot_dist
-            ids="order_id GLOBAL IN (SELECT order_id FROM ods.order_manifest WHERE (_load_id = {load_id:String}) AND (NOT (error_class != '')) AND ($guard))"
+            ids="order_id GLOBAL IN (SELECT order_id FROM ods.order_manifest WHERE (_load_id = {load_id:String}) AND (NOT (error_class != '')) AND (_bucket >= _lo) AND (_bucket < _hi) AND ($guard))"
             [ "$(grep -cF "SELECT order_id, 1 AS _has_prior, updated_at AS _prior_updated_at, _hashdiff AS _prior_hashdiff FROM ods.order_v WHERE ($ids) AND ($guard)) AS o USING (order_id)" <<<"$output")" -eq 1 ]
-            [ "$(grep -cF "FROM ods.order_snapshot_hot_dist WHERE (_load_id = {load_id:String}) AND ($guard) GROUP BY order_id) AS m USING (order_id)" <<<"$output")" -eq 1 ]
+            [ "$(grep -cF "FROM ods.order_snapshot_hot_dist WHERE (_load_id = {load_id:String}) AND $bucket AND ($guard) GROUP BY order_id) AS m USING (order_id)" <<<"$output")" -eq 1 ]
             # the gate records a stale message once, by its coordinates, from every shard's records
-            [ "$(grep -cF "(_fate = 'stale') AND ((_topic, _partition, _offset) GLOBAL NOT IN (SELECT _topic, _partition, _offset FROM ods.order_snapshot_stale_dist WHERE _load_id = {load_id:String})) AS _put_stale" <<<"$output")" -eq 1 ]
+            [ "$(grep -cF "(_fate = 'stale') AND ((_topic, _partition, _offset) GLOBAL NOT IN (SELECT _topic, _partition, _offset FROM ods.order_snapshot_stale_dist WHERE (_load_id = {load_id:String}) AND $bucket)) AS _put_stale" <<<"$output")" -eq 1 ]
             [ "$(grep -oF "$ids" <<<"$output" | wc -l)" -eq 1 ]
         else
             # no prior: every version of the load, once; the load's own hot rows (a rerun)
             [ "$(grep -c 'FROM ods\.order_v\b' <<<"$output")" -eq 0 ]
-            [ "$(grep -cF "FROM ods.order_snapshot_hot_dist WHERE (_load_id = {load_id:String}) AND ($guard) GROUP BY order_id) AS m USING (order_id)" <<<"$output")" -eq 1 ]
+            [ "$(grep -cF "FROM ods.order_snapshot_hot_dist WHERE (_load_id = {load_id:String}) AND $bucket AND ($guard) GROUP BY order_id) AS m USING (order_id)" <<<"$output")" -eq 1 ]
         fi
     done
     # shard-check ddl: a ReplacingMergeTree(updated_at) by created_at, sharded by cityHash64(order_id)
@@ -1256,7 +1316,7 @@ $(ledger_sql ods o2)"
 
 @test "publication: a load that fails in the middle of its good INSERT stays invisible, merges or not; its rerun commits exactly a clean run" {
     for d in 1 2; do og --orders 500 --days 2 --dirty 0.05 --seed 23 --day "$d" > "d$d.jsonl"; done
-    pub_split
+    pub_split --gate-pieces 1 # the gate as one INSERT, cut once below
     # The good INSERT fails at the first row of an order from ORD-8 on: its output runs in
     # order_id order, one row a block, as the window's sort merges its input. The window reads the
     # manifest as two halves: the rows of one part come as one block, and a sort of one block
@@ -1470,7 +1530,7 @@ TSV
     pub_split
     pub_cat 1 12 >all.sql
     ods_ddl abandon >abandon.sql
-    chlocal --path db -q "$(ods_ddl schema)
+    printf '%s\n' "$(ods_ddl schema)
 $(row X 2026-01-01T01:00:00.000Z N1 1)
 $(row X 2026-01-01T05:00:00.000Z N2 2)
 $(row X 2026-01-01T10:00:00.000Z N3 3)
@@ -1478,7 +1538,8 @@ $(row Y 2026-01-01T10:00:00.000Z N4 4)
 SET param_load_id = 'N1';
 $(pub_cat 1 12)
 SET param_load_id = 'N2';
-$(pub_cat 1 9)"
+$(pub_cat 1 9)" >setup.sql # (a file: the statements are longer than an argument may be)
+    chlocal --path db --queries-file setup.sql
     run_split chlocal --path db --param_load_id=N3 --queries-file all.sql
     refused 1 "the lease is held by load N2 since" "DROP TABLE IF EXISTS ods.order_lease"
     chlocal --path db -q "DROP TABLE IF EXISTS ods.order_lease"

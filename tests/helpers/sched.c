@@ -24,6 +24,7 @@
 static const char USAGE[] =
     "usage: sched --bin DIR --work DIR --seed S [--count N] [--jobs J] [--verbose] [--keep]\n"
     "             [--sabotage WHAT] [--no-chain] [--late-copy changes|ignored] [--avoid LIST]\n"
+    "             [--gate-pieces P] [--piece-size N]\n"
     "       sched --print-messages N [--seed S]\n"
     "\n"
     "Runs N random operation schedules (seeds S, S+1, ...) against the transition of DIR/ods-ddl,\n"
@@ -54,6 +55,8 @@ static const char USAGE[] =
     "  --late-copy HOW    a copy of a frozen message (same coordinates and bytes) staged after the\n"
     "                     freeze is \"ignored\" (the promise, default: the load holds that message\n"
     "                     already) or \"changes\" the load's staging (the other reading)\n"
+    "  --gate-pieces P, --piece-size N  the transition's gate as P INSERTs of about N messages\n"
+    "                     (ods-ddl transition's options; a small N cuts schedules' loads in pieces)\n"
     "  --print-messages N print N generated messages, one a line: class, typed TSV, raw (for\n"
     "                     the test that checks them with order_wire_class and order_wire_parse)\n"
     "\n"
@@ -102,6 +105,7 @@ static int g_staging_first;
 static int g_late_copy_ignored = 1;
 /* --avoid: leave out steps that hit a divergence already known, to look for others meanwhile */
 static unsigned g_avoid_kill; /* bit k: no kill inside statement k */
+static char g_gate_pieces[24], g_piece_size[24]; /* ods-ddl transition's, "" for its default */
 static int g_avoid_from12, g_avoid_latecopy, g_avoid_nogate;
 static char *g_stmt[NSTMT + 1]; /* the transition's statements 1..12, heading comment included */
 static char *g_schema, *g_abandon, *g_move, *g_take_back;
@@ -2650,7 +2654,13 @@ static char *ods_ddl(const char *what)
 {
     char path[8300];
     snprintf(path, sizeof path, "%s/ods-ddl", g_bin);
-    char *argv[] = {path, (char *)what, NULL};
+    char *argv[8] = {path, (char *)what};
+    int n = 2;
+    if (!strcmp(what, "transition") && g_gate_pieces[0])
+        argv[n++] = "--gate-pieces", argv[n++] = g_gate_pieces;
+    if (!strcmp(what, "transition") && g_piece_size[0])
+        argv[n++] = "--piece-size", argv[n++] = g_piece_size;
+    argv[n] = NULL;
     int st;
     char *out = capture(argv, &st);
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
@@ -2772,8 +2782,10 @@ static void child(uint64_t seed, int fd)
     sfmt(g_db, sizeof g_db, "%s/db", g_dir);
     sfmt(g_out, sizeof g_out, "%s/out.tsv", g_dir);
     g_seed_now = seed;
-    bprintf(&g_repro, "# sched --bin %s --work DIR --seed %llu --count 1%s%s\n", g_bin, (unsigned long long)seed,
-            g_sabotage ? " --sabotage " : "", g_sabotage ? SAB_NAME[g_sabotage] : "");
+    bprintf(&g_repro, "# sched --bin %s --work DIR --seed %llu --count 1%s%s%s%s%s%s\n", g_bin,
+            (unsigned long long)seed, g_sabotage ? " --sabotage " : "", g_sabotage ? SAB_NAME[g_sabotage] : "",
+            g_gate_pieces[0] ? " --gate-pieces " : "", g_gate_pieces, g_piece_size[0] ? " --piece-size " : "",
+            g_piece_size);
     double t0 = mono();
     int bad = schedule(seed);
     double el = mono() - t0;
@@ -2893,7 +2905,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--no-chain")) {
             g_nochain = 1;
         } else if (!strcmp(a, "--bin") || !strcmp(a, "--work") || !strcmp(a, "--seed") || !strcmp(a, "--count") ||
-                   !strcmp(a, "--jobs") || !strcmp(a, "--sabotage") || !strcmp(a, "--print-messages")) {
+                   !strcmp(a, "--jobs") || !strcmp(a, "--sabotage") || !strcmp(a, "--print-messages") ||
+                   !strcmp(a, "--gate-pieces") || !strcmp(a, "--piece-size")) {
             if (!v)
                 usage_error("%s needs a value", a);
             i++;
@@ -2917,6 +2930,14 @@ int main(int argc, char **argv)
                     usage_error("bad value for --sabotage: %s (expected skip-lease, no-staging-check, no-seal or "
                                 "no-commit)",
                                 v);
+            } else if (!strcmp(a, "--gate-pieces") || !strcmp(a, "--piece-size")) {
+                /* ods-ddl checks the value: a bad one fails at the start, naming it */
+                uint64_t x;
+                if (parse_num(v, &x) != 0 || x == 0)
+                    usage_error(a[2] == 'g' ? "bad value for --gate-pieces: %s (expected a whole number >= 1)"
+                                            : "bad value for --piece-size: %s (expected a whole number >= 1)", v);
+                char *dst = a[2] == 'g' ? g_gate_pieces : g_piece_size;
+                sfmt(dst, 24, "%llu", (unsigned long long)x);
             } else {
                 uint64_t x;
                 if (parse_num(v, &x) != 0 || (strcmp(a, "--seed") && x == 0)) {

@@ -16,6 +16,16 @@
 /* Longest Kafka broker list, topic or group name accepted. */
 #define DDL_KAFKA_MAX 1024
 
+/* The gate (statement 9) runs as up to gate_pieces INSERTs (default DDL_GATE_PIECES), each a
+ * range of buckets of order_id (the manifest's _bucket, cityHash64(order_id) % DDL_BUCKETS)
+ * holding about piece_size messages (default DDL_PIECE_SIZE), so that its sorts, sets and joins
+ * hold one piece, not the load. */
+#define DDL_GATE_PIECES 16
+#define DDL_GATE_PIECES_MAX 64
+#define DDL_PIECE_SIZE 1048576u
+#define DDL_PIECE_SIZE_MAX 1000000000u
+#define DDL_BUCKETS 256
+
 typedef struct {
     const char *stg_db;     /* database of orders_raw and orders_kafka */
     const char *ods_db;     /* database of the ODS tables and the view */
@@ -26,6 +36,8 @@ typedef struct {
     int store_every;        /* transition: store every accepted version, not only changes */
     int typing_sql;         /* transition: class and types by SQL, not by order_wire_parse */
     int allow_empty;        /* transition: a load with no staged rows commits (else it fails) */
+    unsigned gate_pieces;   /* transition: the gate's INSERTs (0: DDL_GATE_PIECES) */
+    unsigned piece_size;    /* transition: messages per piece of the gate (0: DDL_PIECE_SIZE) */
     const char *source;     /* stage: the _topic of the staged lines */
     const char *file;       /* stage: the file read by the engine (NULL: the client's input()) */
     const char *brokers;    /* Kafka reader only */
@@ -81,6 +93,9 @@ const char *ddl_lease_release(const ddl_opts *o, const char *since, char *buf, s
 /* --store and --typing as given (NULL: the default, changes / udf) into o->store_every and
  * o->typing_sql; DDL_EINVAL with err->what the option and err->msg what it takes. */
 int ddl_set_modes(ddl_opts *o, const char *store, const char *typing, ddl_error *err);
+/* --gate-pieces and --piece-size as given (NULL: the default) into o; DDL_EINVAL with err->what
+ * the option and err->msg what it takes. */
+int ddl_set_gate(ddl_opts *o, const char *pieces, const char *size, ddl_error *err);
 /* Checks every name and value the statements will carry; 0 or DDL_EINVAL (err says which).
  * need_kafka: brokers, topic and group must be set. A source, when set, follows
  * ddl_check_kafka's rules (it becomes _topic); a file may be any path of 1 to 4096 bytes without

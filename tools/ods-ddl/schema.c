@@ -137,9 +137,11 @@ int ddl_schema(FILE *out, const ddl_opts *o)
                        "    error_class LowCardinality(String),\n    raw String");
     for (size_t i = 0; i < WIRE_NFIELDS; i++)
         sqlw_put(&st, out, ",\n    %s %s", WIRE_FIELDS[i].name, WIRE_FIELDS[i].ods_type);
-    sqlw_put(&st, out, ",\n    _hashdiff UInt128\n)\n");
+    sqlw_put(&st, out, ",\n    _hashdiff UInt128,\n    _bucket UInt8\n)\n");
     sqlw_engine(&st, out, o, "MergeTree", D, "order_manifest", NULL);
-    sqlw_put(&st, out, "PARTITION BY _load_id\nORDER BY (_load_id, _topic, _partition, _offset)\nCOMMENT ");
+    /* _bucket (cityHash64(order_id) % 256 of an accepted message, 0 of a rejected one) first:
+     * the gate reads the load a range of buckets at a time (DDL_GATE_PIECES) */
+    sqlw_put(&st, out, "PARTITION BY _load_id\nORDER BY (_load_id, _bucket, _topic, _partition, _offset)\nCOMMENT ");
     sqlw_quote(&st, out, "the load manifest: each load's messages as frozen by its transition, classified and typed");
 
     /* One row per frozen load: the seal. A manifest without it is a freeze still in progress,

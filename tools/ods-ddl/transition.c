@@ -156,12 +156,19 @@ static void guard(tr *t, int k, problem_fn *fn)
     P(t, ") AS _p SELECT throwIf(ifNull(_p, '') != '', _p)) = 0");
 }
 
-/* A statement that only checks: fails with fn's message, prints nothing. */
+static void staging_checks(tr *t, int k);
+static void lease_only(tr *t, int k);
+
+/* A statement that only checks: fails with fn's message, prints nothing. The transition's
+ * staging checks group the load's coordinates in staging's order (its key is _load_id and the
+ * coordinates), one group at a time, so memory stays flat whatever the load's size (issue 25;
+ * the setting works only on the whole statement, not on the subquery). */
 static void check_statement(tr *t, int k, problem_fn *fn)
 {
     P(t, "WITH (SELECT ");
     fn(t, k);
-    P(t, ") AS _p\nSELECT throwIf(ifNull(_p, '') != '', _p)\nFORMAT Null;\n\n");
+    P(t, ") AS _p\nSELECT throwIf(ifNull(_p, '') != '', _p)\n%sFORMAT Null;\n\n",
+      t->checks == staging_checks && fn != lease_only ? "SETTINGS optimize_aggregation_in_order = 1\n" : "");
 }
 
 /* "arrayFirst(_x -> _x != '', [" … "])": the first problem found, or ''. */
@@ -196,8 +203,6 @@ static void sealed_problem(tr *t, int k)
 }
 
 /* --- the statements --- */
-
-static void staging_checks(tr *t, int k);
 
 /* 1: the load id is one, and nobody holds the lease. */
 static void lease_free_problem(tr *t, int k)
@@ -270,7 +275,8 @@ static void profile_problem(tr *t, int k)
     P(t, ")");
 }
 
-/* 3: nothing is written when the load cannot be frozen exactly. */
+/* 3: nothing is written when the load cannot be frozen exactly (check_statement groups its
+ * coordinates in order). */
 static void staging_checks(tr *t, int k)
 {
     const char *S = t->S, *D = t->D;
@@ -349,16 +355,23 @@ static void st_freeze(tr *t)
             P(t, ", %s", WIRE_FIELDS[i].name);
         P(t, ", _hashdiff");
     }
-    P(t, ")\nSELECT _load_id, ");
+    P(t, ", _bucket)\nSELECT _load_id, ");
     sqlw_meta_names(&t->st, t->out);
+    /* _bucket from the order_id the gate reads (typed here, or by the gate's own expression with
+     * --typing sql): all the versions of an order share one, so a piece of the gate holds them */
     if (udf) {
         /* raw is kept for rejected messages only: the errors table takes them from here */
         P(t, "_load_ts, _raw_hash, _w.class, if(_w.class != '', raw, '')");
         for (size_t i = 0; i < WIRE_NFIELDS; i++)
             P(t, ", _w.%s", WIRE_FIELDS[i].name);
-        P(t, ", _w.hashdiff\nFROM (SELECT *, order_wire_parse(raw) AS _w FROM\n");
+        P(t, ", _w.hashdiff, if(_w.class = '', cityHash64(_w.order_id) %% %d, 0)\n"
+             "FROM (SELECT *, order_wire_parse(raw) AS _w FROM\n", DDL_BUCKETS);
     } else {
-        P(t, "_load_ts, _raw_hash, order_wire_class(raw), raw\nFROM (\n");
+        const wire_field *f = wire_field_by_name("order_id", 8);
+        P(t, "_load_ts, _raw_hash, _c, raw, if(_c = '', cityHash64(");
+        if (!t->st && f)
+            t->st = ddl_extract(t->out, f);
+        P(t, ") %% %d, 0)\nFROM (SELECT *, order_wire_class(raw) AS _c FROM\n", DDL_BUCKETS);
     }
     P(t, "    (SELECT raw, _topic, _partition, _offset, _timestamp, _key, _load_id, _load_ts, _raw_hash FROM %s.orders_raw\n"
          "     WHERE _load_id = {load_id:String} AND ",
@@ -533,41 +546,55 @@ static void typed_items(tr *t, const char *ind)
     P(t, "%s_load_id,\n%s_load_ts,\n%s_topic,\n%s_partition,\n%s_offset\n", ind, ind, ind, ind, ind);
 }
 
-/* 9: the good branch through the gate: every accepted message gets its fate (docs/schema.md,
- * "Store only changes"). Per order, the load's versions line up after the prior, what order_v
- * shows while the load is not committed; one version per updated_at within a load (the first
- * received; with --store every, per updated_at and content); stored when it differs from the
- * prior and is not older; older ones are stale; the rest unchanged. No other load can commit
- * between this load's freeze and its commit (statement 3), so every run of this load sees the
- * same prior and gives each message the same fate. What an earlier run wrote is not written
- * again: _mine (the load's hot rows), its stale records and its fates, each by its own _put
- * flag. The ODS is read for the load's own order_ids only; both joined sides carry the ledger
- * guard (a hash join builds its right side whatever the left holds). */
-static void st_gate(tr *t)
+/* "AND COL >= _lo AND COL < _hi": the rows of the piece's buckets; COL is _bucket in the manifest,
+ * computed from order_id elsewhere */
+static void in_piece(tr *t, const char *col)
+{
+    P(t, " AND %s >= _lo AND %s < _hi", col, col);
+}
+
+#define BUCKET_OF_ORDER "cityHash64(order_id) % 256"
+_Static_assert(DDL_BUCKETS == 256, "BUCKET_OF_ORDER names the number of buckets");
+
+/* One piece of the gate: the load's buckets [_lo, _hi), piece k of _pieces (at most the
+ * gate's INSERTs, about piece_size messages each, from the seal's count). */
+static void gate_piece(tr *t, int k)
 {
     const char *D = t->D;
     int every = t->o->store_every;
-    P(t, "-- %d. accepted messages, typed, from the manifest through the gate: stored versions into the hot table "
-         "(not visible before the commit)%s, every fate into order_fates\n"
-         "INSERT INTO %s.order_gate (",
-      TR_GATE, every ? "" : ", stale messages into order_snapshot_stale", D);
+    unsigned m = t->o->piece_size ? t->o->piece_size : DDL_PIECE_SIZE;
+    int np = t->o->gate_pieces ? (int)t->o->gate_pieces : DDL_GATE_PIECES;
+    P(t, "INSERT INTO %s.order_gate (", D);
     sqlw_store_names(&t->st, t->out);
     P(t, ", _topic, _partition, _offset, _fate, _put_hot, _put_stale, _put_fate)\nSETTINGS %sjoin_use_nulls = 0\n",
       t->o->cluster ? "distributed_foreground_insert = 1, " : "");
+    P(t, "WITH (SELECT greatest(1, least(%d, intDiv(max(messages) + %u, %u))) FROM %s.order_frozen WHERE _load_id = "
+         "{load_id:String}) AS _pieces,\n"
+         "     intDiv(%d * %d + _pieces - 1, _pieces) AS _lo, intDiv(%d * %d + _pieces - 1, _pieces) AS _hi\n",
+      np, m - 1, m, D, DDL_BUCKETS, k, DDL_BUCKETS, k + 1);
     P(t, "SELECT ");
     sqlw_store_names(&t->st, t->out);
     P(t, ", _topic, _partition, _offset, _fate,\n"
          "    _fate = 'stored' AND NOT has(_mine, (updated_at, _hashdiff)) AS _put_hot,\n");
-    if (every)
+    if (every) {
         P(t, "    0 AS _put_stale,\n");
-    else
+    } else {
         P(t, "    _fate = 'stale' AND (_topic, _partition, _offset) %sNOT IN (SELECT _topic, _partition, _offset "
-             "FROM %s.%s WHERE _load_id = {load_id:String}) AS _put_stale,\n",
+             "FROM %s.%s WHERE _load_id = {load_id:String}",
           t->g, D, t->stale);
+        in_piece(t, BUCKET_OF_ORDER);
+        P(t, ") AS _put_stale,\n");
+    }
+    /* the fates hold no order_id: those of the piece's coordinates, by a hash of them (a
+     * collision only lets another piece's fate into the set, where no message of this piece
+     * matches it; a set of hashes is a fraction of one of coordinates) */
     P(t, "    (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset FROM %s.order_fates "
-         "WHERE _load_id = {load_id:String}) AS _put_fate\n"
-         "FROM\n(\n    SELECT *,\n",
-      D);
+         "WHERE _load_id = {load_id:String}\n"
+         "        AND cityHash64(_topic, _partition, _offset) IN (SELECT cityHash64(_topic, _partition, _offset) FROM "
+         "%s.order_manifest WHERE _load_id = {load_id:String}",
+      D, D);
+    in_piece(t, "_bucket");
+    P(t, ")) AS _put_fate\nFROM\n(\n    SELECT *,\n");
     if (every)
         P(t, "        if(_receipt = 1, 'stored', 'unchanged') AS _fate\n");
     else
@@ -583,8 +610,10 @@ static void st_gate(tr *t)
       every ? ", _hashdiff" : "");
     typed_items(t, "                ");
     P(t, "            FROM %s.order_manifest\n"
-         "            WHERE _load_id = {load_id:String} AND NOT (" BAD ")\n              AND ",
+         "            WHERE _load_id = {load_id:String} AND NOT (" BAD ")",
       D);
+    in_piece(t, "_bucket");
+    P(t, "\n              AND ");
     not_committed(t);
     P(t, "\n              AND ");
     guard(t, TR_GATE, sealed_problem);
@@ -602,7 +631,9 @@ static void st_gate(tr *t)
         } else {
             P(t, "order_id");
         }
-        P(t, " FROM %s.order_manifest WHERE _load_id = {load_id:String} AND NOT (" BAD ") AND ", D);
+        P(t, " FROM %s.order_manifest WHERE _load_id = {load_id:String} AND NOT (" BAD ")", D);
+        in_piece(t, "_bucket");
+        P(t, " AND ");
         not_committed(t);
         P(t, ")\n          AND ");
         not_committed(t);
@@ -611,12 +642,43 @@ static void st_gate(tr *t)
     P(t, "    LEFT JOIN\n    (\n"
          "        SELECT order_id, groupArray((updated_at, _hashdiff)) AS _mine\n"
          "        FROM %s.%s\n"
-         "        WHERE _load_id = {load_id:String}\n          AND ",
+         "        WHERE _load_id = {load_id:String}",
       D, t->hot);
+    in_piece(t, BUCKET_OF_ORDER);
+    P(t, "\n          AND ");
     not_committed(t);
     P(t, "\n        GROUP BY order_id\n    ) AS m USING (order_id)\n)\n"
          "WHERE _put_hot OR _put_stale OR _put_fate\n"
-         "LIMIT 1 BY _topic, _partition, _offset;\n\n");
+         "LIMIT 1 BY _topic, _partition, _offset;\n");
+}
+
+/* 9: the good branch through the gate: every accepted message gets its fate (docs/schema.md,
+ * "Store only changes"). Per order, the load's versions line up after the prior, what order_v
+ * shows while the load is not committed; one version per updated_at within a load (the first
+ * received; with --store every, per updated_at and content); stored when it differs from the
+ * prior and is not older; older ones are stale; the rest unchanged. No other load can commit
+ * between this load's freeze and its commit (statement 3), so every run of this load sees the
+ * same prior and gives each message the same fate. What an earlier run wrote is not written
+ * again: _mine (the load's hot rows), its stale records and its fates, each by its own _put
+ * flag. The ODS is read for the load's own order_ids only; both joined sides carry the ledger
+ * guard (a hash join builds its right side whatever the left holds).
+ * A message's fate depends on its order's messages and prior only, and an order's messages
+ * share a bucket: so the gate runs as pieces, each a range of buckets, one INSERT each, and
+ * memory holds one piece. How a run or a rerun cuts the load does not change a fate. */
+static void st_gate(tr *t)
+{
+    unsigned m = t->o->piece_size ? t->o->piece_size : DDL_PIECE_SIZE;
+    int np = t->o->gate_pieces ? (int)t->o->gate_pieces : DDL_GATE_PIECES;
+    P(t, "-- %d. accepted messages, typed, from the manifest through the gate: stored versions into the hot table "
+         "(not visible before the commit)%s, every fate into order_fates; in up to %d piece%s of about %u messages "
+         "(ranges of _bucket), one INSERT each\n",
+      TR_GATE, t->o->store_every ? "" : ", stale messages into order_snapshot_stale", np, np == 1 ? "" : "s", m);
+    for (int k = 0; k < np; k++) {
+        if (k > 0)
+            P(t, "-- piece %d (empty unless the load holds more than %d x %u messages)\n", k + 1, k, m);
+        gate_piece(t, k);
+    }
+    P(t, "\n");
 }
 
 /* The commit's figures and checks read these, by alias: m the manifest, f the seal, e the

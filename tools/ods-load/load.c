@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +19,9 @@
 
 /* a statement's output and messages are kept up to this much (the engine's are short) */
 #define LD_CAPTURE_MAX (1u << 20)
+/* a statement longer than this goes to the program as a file, not as an argument (the kernel
+ * refuses an argument of 128 KiB or more; the gate's INSERTs make statement 9 near that) */
+#define LD_ARG_MAX (32u << 10)
 
 static void copy_trim(char *out, size_t n, const char *s, size_t len)
 {
@@ -226,15 +230,46 @@ static int runner_query(runner *r, const char *sql, cap *out, cap *errs, ld_erro
         r->argv[n++] = "--query_id";
         r->argv[n++] = r->qid;
     }
-    r->argv[n++] = r->o->path ? "-q" : "--query";
-    r->argv[n++] = (char *)sql;
+    /* a long statement: an unnamed file in memory, inherited by the program, which opens it
+     * again by its /proc path (nothing to remove, whatever kills this process) */
+    int fd = -1;
+    char path[64];
+    size_t len = strlen(sql);
+    if (len > LD_ARG_MAX) {
+        fd = memfd_create("ods-load-statement", 0);
+        size_t done = 0;
+        while (fd >= 0 && done < len) {
+            ssize_t w = write(fd, sql + done, len - done);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0) {
+                close(fd);
+                fd = -1;
+                break;
+            }
+            done += (size_t)w;
+        }
+        if (fd < 0) {
+            snprintf(err->detail, sizeof err->detail, "cannot hand a statement to the program: %s", strerror(errno));
+            return -1;
+        }
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        r->argv[n++] = "--queries-file";
+        r->argv[n++] = path;
+    } else {
+        r->argv[n++] = r->o->path ? "-q" : "--query";
+        r->argv[n++] = (char *)sql;
+    }
     r->argv[n] = NULL;
     out->len = errs->len = 0;
     if (out->data)
         out->data[0] = '\0';
     if (errs->data)
         errs->data[0] = '\0';
-    return run_proc(r->argv, out, errs, err);
+    int st = run_proc(r->argv, out, errs, err);
+    if (fd >= 0)
+        close(fd);
+    return st;
 }
 
 /* Client mode: waits (up to o->server_wait seconds) until the server runs no query of this run.
@@ -291,20 +326,52 @@ static void put_captured(const cap *c)
     }
 }
 
+/* The gate's INSERTs when --gate-pieces is not given: as many as the load's staged rows need
+ * (pieces of piece_size, at most DDL_GATE_PIECES), since each costs about 0.1 s even when its
+ * piece is empty. Copies count as rows, so there are never fewer than the messages need; any
+ * number gives every message the same fate. Unknown (the count failed: statement 1 then says
+ * why): the default. */
+static unsigned gate_pieces_for(runner *r, const ld_opts *o, cap *out, cap *errs)
+{
+    unsigned size = o->ddl.piece_size ? o->ddl.piece_size : DDL_PIECE_SIZE;
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count() FROM %s.orders_raw WHERE _load_id = {load_id:String} FORMAT TSV",
+             o->ddl.stg_db);
+    ld_error e = {0};
+    char *end = NULL;
+    if (runner_query(r, sql, out, errs, &e) != 0 || !out->data)
+        return 0;
+    unsigned long long rows = strtoull(out->data, &end, 10);
+    if (end == out->data || *end != '\n')
+        return 0;
+    unsigned long long p = rows / size + (rows % size != 0);
+    return p < 1 ? 1 : p > DDL_GATE_PIECES ? DDL_GATE_PIECES : (unsigned)p;
+}
+
 int ld_run(const ld_opts *o, ld_error *err)
 {
     memset(err, 0, sizeof *err);
     sp_stmt st[DDL_TRANSITION_STATEMENTS];
-    char *text = transition_text(&o->ddl);
+    runner r;
+    runner_init(&r, o);
+    cap out = {0}, errs = {0};
+    ddl_opts d = o->ddl;
+    if (!d.gate_pieces)
+        d.gate_pieces = gate_pieces_for(&r, o, &out, &errs);
+    char *text = transition_text(&d);
     if (!text) {
         err->msg = "cannot write the transition's SQL";
         snprintf(err->detail, sizeof err->detail, "%s", strerror(errno ? errno : ENOMEM));
+        free(out.data);
+        free(errs.data);
         return LD_ESYSTEM;
     }
     sp_error se = {0};
     int n = sp_split(text, st, DDL_TRANSITION_STATEMENTS, &se);
     if (n != DDL_TRANSITION_STATEMENTS) {
         free(text);
+        free(out.data);
+        free(errs.data);
         err->msg = "the transition's SQL is not as expected (a bug: please report it)";
         snprintf(err->detail, sizeof err->detail, "%s, line %zu", n < 0 ? se.msg : "too few statements", se.line);
         return LD_ESYSTEM;
@@ -317,9 +384,6 @@ int ld_run(const ld_opts *o, ld_error *err)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 
-    runner r;
-    runner_init(&r, o);
-    cap out = {0}, errs = {0};
     char since[64] = "";    /* the lease as this run took it (its since), once it has */
     char lease_sql[512];
     int rc = 0, engine_retries = 0;

@@ -12,7 +12,7 @@
 typedef struct {
     int help, version;
     ld_opts ld;
-    const char *store, *typing, *server_wait;
+    const char *store, *typing, *server_wait, *gate_pieces, *piece_size;
     char chlocal[4096]; /* the chlocal beside this program */
 } args;
 
@@ -20,7 +20,7 @@ static const char USAGE[] =
     "usage: ods-load --load-id ID [--path DIR | [--host H] [--port P] [--user U] [--secure]\n"
     "                [--client-config FILE] [--server-wait S]] [--client PROGRAM] [--cluster NAME]\n"
     "                [--store changes|every] [--typing udf|sql] [--allow-empty]\n"
-    "                [--stg-db NAME] [--ods-db NAME]\n"
+    "                [--gate-pieces P] [--piece-size N] [--stg-db NAME] [--ods-db NAME]\n"
     "       ods-load --help | --version\n"
     "\n"
     "Runs the transition of one load (the 12 statements of `ods-ddl transition`, with the same\n"
@@ -46,8 +46,11 @@ static const char USAGE[] =
     "  --server-wait S       after a failure, how long to wait for this run's queries to end\n"
     "                        on the server (they carry query ids ods-load-PID-TIME-N) before\n"
     "                        releasing the lease; still running then, the lease stays (default 60)\n"
-    "  --cluster NAME, --store MODE, --typing HOW, --allow-empty, --stg-db NAME, --ods-db NAME\n"
-    "                        as for ods-ddl transition\n"
+    "  --cluster NAME, --store MODE, --typing HOW, --allow-empty, --gate-pieces P,\n"
+    "  --piece-size N, --stg-db NAME, --ods-db NAME\n"
+    "                        as for ods-ddl transition; but without --gate-pieces, the gate\n"
+    "                        has as many INSERTs as the load's staged rows need (one per\n"
+    "                        --piece-size rows, at most 16), counted before statement 1\n"
     "  -h, --help            this text\n"
     "  --version             print \"ods-load VERSION\" and exit\n"
     "\n"
@@ -70,6 +73,7 @@ static int parse(int argc, char **argv, args *a)
         {"--client-config", &a->ld.client_config},
         {"--cluster", &a->ld.ddl.cluster}, {"--stg-db", &a->ld.ddl.stg_db}, {"--ods-db", &a->ld.ddl.ods_db},
         {"--store", &a->store},        {"--typing", &a->typing},     {"--server-wait", &a->server_wait},
+        {"--gate-pieces", &a->gate_pieces}, {"--piece-size", &a->piece_size},
     };
     size_t nv = sizeof valued / sizeof valued[0];
     for (int i = 1; i < argc; i++) {
@@ -129,6 +133,9 @@ static int parse(int argc, char **argv, args *a)
         a->ld.server_wait = (unsigned)w;
     }
     ddl_error merr = {0};
+    if (ddl_set_gate(&a->ld.ddl, a->gate_pieces, a->piece_size, &merr) < 0)
+        return cli_bad_value("ods-load", merr.what, !strcmp(merr.what, "--gate-pieces") ? a->gate_pieces : a->piece_size,
+                             merr.msg), -1;
     if (ddl_set_modes(&a->ld.ddl, a->store, a->typing, &merr) < 0)
         return cli_bad_value("ods-load", merr.what, !strcmp(merr.what, "--store") ? a->store : a->typing, merr.msg), -1;
     ddl_error err = {0};

@@ -246,6 +246,26 @@ static void test_load_id_and_modes(void)
     CHECK_EQ_INT(ddl_set_modes(&o, NULL, "json", &e), DDL_EINVAL);
     CHECK_EQ_STR(e.what, "--typing");
     CHECK_EQ_STR(e.msg, "udf or sql");
+
+    /* the gate's pieces: 1 to 64 INSERTs, 1 to 10^9 messages each; anything else refused */
+    CHECK_EQ_INT(ddl_set_gate(&o, NULL, NULL, &e), 0);
+    CHECK(o.gate_pieces == 0 && o.piece_size == 0);
+    CHECK_EQ_INT(ddl_set_gate(&o, "64", "1000000000", &e), 0);
+    CHECK(o.gate_pieces == 64 && o.piece_size == 1000000000u);
+    CHECK_EQ_INT(ddl_set_gate(&o, "1", "1", &e), 0);
+    CHECK(o.gate_pieces == 1 && o.piece_size == 1);
+    static const char *const bad_pieces[] = {"0", "65", "", "-1", "+3", "3x", " 3", "99999999999", "4294967297"};
+    for (size_t i = 0; i < sizeof bad_pieces / sizeof *bad_pieces; i++) {
+        e.what = NULL;
+        CHECK_EQ_INT(ddl_set_gate(&o, bad_pieces[i], NULL, &e), DDL_EINVAL);
+        CHECK_EQ_STR(e.what, "--gate-pieces");
+    }
+    static const char *const bad_size[] = {"0", "1000000001", "", "1e6", "0x10", "4294967296", "18446744073709551617"};
+    for (size_t i = 0; i < sizeof bad_size / sizeof *bad_size; i++) {
+        e.what = NULL;
+        CHECK_EQ_INT(ddl_set_gate(&o, NULL, bad_size[i], &e), DDL_EINVAL);
+        CHECK_EQ_STR(e.what, "--piece-size");
+    }
 }
 
 static void test_schema_one_node(void)
@@ -306,7 +326,8 @@ static void test_schema_one_node(void)
                     "    _offset UInt64,\n    _load_id String,\n    _load_ts DateTime64(3, 'UTC')\n)\n"
                     "ENGINE = MergeTree\nPARTITION BY _load_id\nORDER BY (_topic, _partition, _offset)\nCOMMENT '") != NULL);
     /* The manifest: a load's messages by coordinates, as frozen: the delivery columns, which
-     * bytes, the class, raw (kept for rejected ones), then the contract's typed columns. */
+     * bytes, the class, raw (kept for rejected ones), then the contract's typed columns; sorted
+     * by bucket of order_id first, which the gate reads a range of at a time. */
     n = (size_t)snprintf(want, sizeof want, "CREATE TABLE IF NOT EXISTS ods.order_manifest\n(\n    _load_id String,\n"
                                             "    _topic LowCardinality(String),\n    _partition UInt64,\n    _offset UInt64,\n"
                                             "    _timestamp Nullable(DateTime64(3, 'UTC')),\n    _key String,\n"
@@ -314,8 +335,9 @@ static void test_schema_one_node(void)
                                             "    error_class LowCardinality(String),\n    raw String");
     for (size_t i = 0; i < WIRE_NFIELDS; i++)
         n += (size_t)snprintf(want + n, sizeof want - n, ",\n    %s %s", WIRE_FIELDS[i].name, WIRE_FIELDS[i].ods_type);
-    snprintf(want + n, sizeof want - n, ",\n    _hashdiff UInt128\n)\nENGINE = MergeTree\nPARTITION BY _load_id\n"
-                                        "ORDER BY (_load_id, _topic, _partition, _offset)\nCOMMENT '");
+    snprintf(want + n, sizeof want - n, ",\n    _hashdiff UInt128,\n    _bucket UInt8\n)\nENGINE = MergeTree\n"
+                                        "PARTITION BY _load_id\nORDER BY (_load_id, _bucket, _topic, _partition, _offset)\n"
+                                        "COMMENT '");
     CHECK(strstr(s, want) != NULL);
     /* The seal: one row per frozen load, its staged rows and distinct messages. */
     CHECK(strstr(s, "CREATE TABLE IF NOT EXISTS ods.order_frozen\n(\n    _load_id String,\n"

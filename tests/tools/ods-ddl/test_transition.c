@@ -10,26 +10,32 @@
 #define MAXSTMT 16
 
 /* Splits a generated procedure into its n statements: st[k] (k = 1..n) is the text after the
- * "-- k. " comment line, up to and including its ';' (malloc-ed). Checks that the statements
- * follow each other with one blank line between them and nothing after the last. */
+ * "-- k. " comment line, up to and including its last ';' (malloc-ed; the gate's statement holds
+ * several queries). Checks that the statements follow each other with one blank line between
+ * them and nothing after the last. */
 static int split_stmts(const char *s, int n, char *st[MAXSTMT + 1])
 {
     int ok = 1;
     st[0] = NULL;
     const char *p = s;
     for (int k = 1; k <= n; k++) {
-        char mark[16];
+        char mark[16], next[24];
         snprintf(mark, sizeof mark, "-- %d. ", k);
+        snprintf(next, sizeof next, ";\n\n-- %d. ", k + 1);
         const char *m = p ? strstr(p, mark) : NULL;
         /* the first comes after the header comment; each other right after the one before */
         if (m && k > 1 && m != p + 1)
             m = NULL;
         const char *b = m ? strchr(m, '\n') : NULL;
-        const char *e = b ? strstr(b + 1, ";\n") : NULL;
-        st[k] = e ? strndup(b + 1, (size_t)(e + 1 - (b + 1))) : NULL;
+        const char *e = NULL;
+        if (b && k < n)
+            e = strstr(b + 1, next);
+        else if (b && strlen(b) >= 3 && !strcmp(b + strlen(b) - 2, ";\n"))
+            e = b + strlen(b) - 2;
+        st[k] = e && e > b ? strndup(b + 1, (size_t)(e + 1 - (b + 1))) : NULL;
         if (!st[k])
             ok = 0;
-        p = e ? e + 2 : NULL; /* the blank line before the next comment */
+        p = st[k] ? e + 2 : NULL; /* the blank line before the next comment */
     }
     CHECK(ok);
     CHECK(p && *p == '\0');
@@ -315,33 +321,42 @@ static void check_global_in(const char *st, int k)
     }
 }
 
-/* The gate (statement 9), in both modes: every accepted message into order_gate with its fate
- * (stored, stale or unchanged; with --store every stored for the first receipt of a version and
- * content, else unchanged, and no prior) and a flag per target, false for what an earlier run
- * already wrote there (_mine: the load's own hot rows; its stale records; its fates); only rows
- * with something to write, one per message. */
-static void check_gate(const char *st9, mode m)
+/* One INSERT of the gate (statement 9), piece k of np, in both modes: every accepted message of
+ * the piece's buckets into order_gate with its fate (stored, stale or unchanged; with --store
+ * every stored for the first receipt of a version and content, else unchanged, and no prior) and
+ * a flag per target, false for what an earlier run already wrote there (_mine: the load's own hot
+ * rows; its stale records; its fates), each read for the piece's buckets only; only rows with
+ * something to write, one per message. */
+static void check_gate_piece(const char *pc, mode m, int k, int np, unsigned size)
 {
     const char *g = m.cluster ? "GLOBAL " : "";
+    const char *bucket = " AND cityHash64(order_id) % 256 >= _lo AND cityHash64(order_id) % 256 < _hi";
+    const char *mbucket = " AND _bucket >= _lo AND _bucket < _hi";
     char guard[256], want[4096];
     snprintf(guard, sizeof guard, "{load_id:String} %sNOT IN (SELECT _load_id FROM ods.%s)", g,
              m.cluster ? "order_loads_dist" : "order_loads");
     size_t n = (size_t)snprintf(want, sizeof want,
         "INSERT INTO ods.order_gate (%s, _topic, _partition, _offset, _fate, _put_hot, _put_stale, _put_fate)\n"
-        "SETTINGS %sjoin_use_nulls = 0\nSELECT %s, _topic, _partition, _offset, _fate,\n"
+        "SETTINGS %sjoin_use_nulls = 0\n"
+        "WITH (SELECT greatest(1, least(%d, intDiv(max(messages) + %u, %u))) FROM ods.order_frozen WHERE _load_id = "
+        "{load_id:String}) AS _pieces,\n"
+        "     intDiv(256 * %d + _pieces - 1, _pieces) AS _lo, intDiv(256 * %d + _pieces - 1, _pieces) AS _hi\n"
+        "SELECT %s, _topic, _partition, _offset, _fate,\n"
         "    _fate = 'stored' AND NOT has(_mine, (updated_at, _hashdiff)) AS _put_hot,\n",
-        store_cols(), m.cluster ? "distributed_foreground_insert = 1, " : "", store_cols());
+        store_cols(), m.cluster ? "distributed_foreground_insert = 1, " : "", np, size - 1, size, k, k + 1, store_cols());
     if (m.every)
         n += (size_t)snprintf(want + n, sizeof want - n, "    0 AS _put_stale,\n");
     else
         n += (size_t)snprintf(want + n, sizeof want - n,
             "    _fate = 'stale' AND (_topic, _partition, _offset) %sNOT IN (SELECT _topic, _partition, _offset FROM "
-            "ods.%s WHERE _load_id = {load_id:String}) AS _put_stale,\n",
-            g, m.cluster ? "order_snapshot_stale_dist" : "order_snapshot_stale");
+            "ods.%s WHERE _load_id = {load_id:String}%s) AS _put_stale,\n",
+            g, m.cluster ? "order_snapshot_stale_dist" : "order_snapshot_stale", bucket);
     /* the fates are this node's, like the manifest: never GLOBAL, never _dist */
     n += (size_t)snprintf(want + n, sizeof want - n,
         "    (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset FROM ods.order_fates WHERE "
-        "_load_id = {load_id:String}) AS _put_fate\nFROM\n(\n    SELECT *,\n");
+        "_load_id = {load_id:String}\n        AND cityHash64(_topic, _partition, _offset) IN (SELECT cityHash64(_topic, "
+        "_partition, _offset) FROM ods.order_manifest WHERE _load_id = {load_id:String}%s)) AS _put_fate\nFROM\n(\n"
+        "    SELECT *,\n", mbucket);
     if (m.every)
         n += (size_t)snprintf(want + n, sizeof want - n, "        if(_receipt = 1, 'stored', 'unchanged') AS _fate\n");
     else
@@ -355,32 +370,62 @@ static void check_gate(const char *st9, mode m)
         "            row_number() OVER (PARTITION BY order_id, updated_at%s ORDER BY _load_ts, _topic, _partition, _offset) "
         "AS _receipt\n        FROM\n        (\n            SELECT\n",
         m.every ? ", _hashdiff" : "");
-    CHECK(starts(st9, want));
-    /* the source: the load's accepted messages, under the ledger guard and the checks */
+    CHECK(starts(pc, want));
+    /* the source: the load's accepted messages of the piece, under the ledger guard and the checks */
     snprintf(want, sizeof want, "\n            FROM ods.order_manifest\n"
-             "            WHERE _load_id = {load_id:String} AND NOT (error_class != '')\n              AND %s\n"
-             "              AND (WITH (SELECT ", guard);
-    CHECK_EQ_INT(count(st9, want), 1);
-    /* store changes: the prior, what order_v shows for the load's own orders */
+             "            WHERE _load_id = {load_id:String} AND NOT (error_class != '')%s\n              AND %s\n"
+             "              AND (WITH (SELECT ", mbucket, guard);
+    CHECK_EQ_INT(count(pc, want), 1);
+    /* store changes: the prior, what order_v shows for the piece's own orders */
     snprintf(want, sizeof want, "        )\n    ) AS l\n    LEFT JOIN\n    (\n        SELECT order_id, 1 AS _has_prior, "
              "updated_at AS _prior_updated_at, _hashdiff AS _prior_hashdiff\n        FROM ods.order_v\n"
              "        WHERE order_id %sIN (SELECT ", g);
-    CHECK_EQ_INT(count(st9, want), !m.every);
-    snprintf(want, sizeof want, " FROM ods.order_manifest WHERE _load_id = {load_id:String} AND NOT (error_class != '') "
-             "AND %s)\n          AND %s\n    ) AS o USING (order_id)\n    LEFT JOIN\n", guard, guard);
-    CHECK_EQ_INT(count(st9, want), !m.every);
-    CHECK_EQ_INT(count(st9, "_has_prior"), m.every ? 0 : 3);
-    /* both modes: the load's own hot rows, what an earlier run stored (--store every: l's
-     * right neighbour) */
+    CHECK_EQ_INT(count(pc, want), !m.every);
+    snprintf(want, sizeof want, " FROM ods.order_manifest WHERE _load_id = {load_id:String} AND NOT (error_class != '')"
+             "%s AND %s)\n          AND %s\n    ) AS o USING (order_id)\n    LEFT JOIN\n", mbucket, guard, guard);
+    CHECK_EQ_INT(count(pc, want), !m.every);
+    CHECK_EQ_INT(count(pc, "_has_prior"), m.every ? 0 : 3);
+    /* both modes: the load's own hot rows of the piece, what an earlier run stored (--store
+     * every: l's right neighbour) */
     snprintf(want, sizeof want,
              "%s    LEFT JOIN\n    (\n        SELECT order_id, groupArray((updated_at, _hashdiff)) AS _mine\n"
-             "        FROM ods.%s\n        WHERE _load_id = {load_id:String}\n          AND %s\n        GROUP BY order_id\n"
+             "        FROM ods.%s\n        WHERE _load_id = {load_id:String}%s\n          AND %s\n        GROUP BY order_id\n"
              "    ) AS m USING (order_id)\n)\nWHERE _put_hot OR _put_stale OR _put_fate\n"
              "LIMIT 1 BY _topic, _partition, _offset;",
              m.every ? "        )\n    ) AS l\n" : "    ) AS o USING (order_id)\n",
-             m.cluster ? "order_snapshot_hot_dist" : "order_snapshot_hot", guard);
-    CHECK(ends(st9, want));
-    CHECK_EQ_INT(count(st9, "_mine"), 2);
+             m.cluster ? "order_snapshot_hot_dist" : "order_snapshot_hot", bucket, guard);
+    CHECK(ends(pc, want));
+    CHECK_EQ_INT(count(pc, "_mine"), 2);
+    /* every read of a table of the load is of the piece's buckets: the manifest, the hot table,
+     * the stale records (the fates through the manifest's coordinates) */
+    CHECK_EQ_INT(count(pc, "FROM ods.order_manifest"), m.every ? 2 : 3);
+    CHECK_EQ_INT(count(pc, mbucket), m.every ? 2 : 3);
+    CHECK_EQ_INT(count(pc, bucket), m.every ? 1 : 2);
+}
+
+/* The gate (statement 9): np INSERTs, each a piece (check_gate_piece), after a comment line
+ * saying when it holds something. */
+static void check_gate(const char *st9, mode m, int np, unsigned size)
+{
+    CHECK_EQ_INT(count(st9, "INSERT INTO "), np);
+    const char *p = st9;
+    for (int k = 0; k < np && p; k++) {
+        char head[160];
+        const char *e = NULL;
+        if (k + 1 < np) {
+            snprintf(head, sizeof head, ";\n-- piece %d (empty unless the load holds more than %d x %u messages)\n",
+                     k + 2, k + 1, size);
+            e = strstr(p, head);
+            CHECK(e != NULL);
+        } else {
+            e = p + strlen(p) - 1;
+        }
+        char *pc = e ? strndup(p, (size_t)(e + 1 - p)) : NULL;
+        if (pc)
+            check_gate_piece(pc, m, k, np, size);
+        free(pc);
+        p = e && k + 1 < np ? e + strlen(head) : NULL;
+    }
 }
 
 /* What every transition holds, in any mode: the statements in order, each doing what its
@@ -397,11 +442,13 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
     CHECK(strstr(s, ": run the 12 statements in order, with --param_load_id=ID.\n") != NULL);
 
     /* 1, 3, 11: checks only, printing nothing */
+    /* (1 and 3, the staging checks, group the coordinates in staging's order) */
     for (int k = 1; k <= NSTMT; k++) {
         int check_only = k == 1 || k == 3 || k == 11;
-        CHECK_EQ_INT(starts(st[k], "WITH (SELECT ") && ends(st[k], ") AS _p\nSELECT throwIf(ifNull(_p, '') != '', _p)\n"
-                                                                   "FORMAT Null;"),
-                     check_only);
+        const char *end = k == 11 ? ") AS _p\nSELECT throwIf(ifNull(_p, '') != '', _p)\nFORMAT Null;"
+                                  : ") AS _p\nSELECT throwIf(ifNull(_p, '') != '', _p)\n"
+                                    "SETTINGS optimize_aggregation_in_order = 1\nFORMAT Null;";
+        CHECK_EQ_INT(starts(st[k], "WITH (SELECT ") && ends(st[k], end), check_only);
     }
     /* 2 and 12: the lease, a table on this node; its columns are the lease view's */
     CHECK_EQ_STR(st[2], "CREATE TABLE ods.order_lease ENGINE = Log AS SELECT {load_id:String} AS _load_id, "
@@ -423,6 +470,7 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
              "_load_id, _load_ts)\n", m.cluster ? "order_snapshot_errors_dist" : "order_snapshot_errors");
     CHECK(starts(st[8], want));
     CHECK(starts(st[9], "INSERT INTO ods.order_gate (")); /* both modes: the gate */
+    CHECK_EQ_INT(count(st[9], "INSERT INTO "), DDL_GATE_PIECES);
     /* the ledger row is written on this node (read everywhere through order_loads_dist) */
     size_t n = (size_t)snprintf(want, sizeof want, "INSERT INTO ods.order_loads (delta, _load_id, committed_at, received, "
                                                    "redelivered, accepted, stored, unchanged, stale, rejected");
@@ -432,7 +480,8 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
              "{load_id:String}, now64(3, 'UTC'),\n", loads);
     CHECK(starts(st[10], want));
     for (int k = 1; k <= NSTMT; k++)
-        CHECK_EQ_INT(count(st[k], "INSERT INTO "), k == 4 || k == 5 || (k >= 7 && k <= 10));
+        if (k != 9)
+            CHECK_EQ_INT(count(st[k], "INSERT INTO "), k == 4 || k == 5 || (k >= 7 && k <= 10));
 
     /* The lease: statement 1 finds it free, its table absent (or names its holder, or nobody,
      * and how to clear it); every statement from 3 to 11 but the housekeeping (it needs none,
@@ -442,6 +491,8 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
     CHECK(strstr(st[1], "if(NOT match({load_id:String}, '^[A-Za-z0-9][A-Za-z0-9._:+/-]{0,127}$'),\n") != NULL);
     for (int k = 1; k <= NSTMT; k++) {
         int lease = k >= 3 && k <= 11 && k != 6;
+        if (k == 9) /* each INSERT of the gate checks it */
+            lease = DDL_GATE_PIECES;
         CHECK_EQ_INT(count(st[k], "does not hold the lease"), lease);
         CHECK_EQ_INT(count(st[k], "(SELECT count() FROM ods.order_lease_v WHERE _load_id = {load_id:String}) = 1"), lease);
     }
@@ -454,6 +505,8 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
     static const int guards[NSTMT + 1] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 5, 2, 0, 0};
     for (int k = 1; k <= NSTMT; k++) {
         int want_n = k == 9 && m.every ? 3 : guards[k]; /* no prior in every mode */
+        if (k == 9) /* in each INSERT of the gate */
+            want_n *= DDL_GATE_PIECES;
         if (count(st[k], guard) != want_n)
             fprintf(stderr, "statement %d: %d ledger guards, want %d\n", k, count(st[k], guard), want_n);
         CHECK_EQ_INT(count(st[k], guard), want_n);
@@ -502,11 +555,13 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
         int bare = count(st[k], "error_class != ''"), neg = count(st[k], "NOT (error_class != '')");
         int counted = count(st[k], "countIf(error_class != '')");
         CHECK_EQ_INT(bare - neg - counted, k == 8);
-        CHECK_EQ_INT(neg, k == 9 ? (m.every ? 1 : 2) : 0);
+        CHECK_EQ_INT(neg, k == 9 ? (m.every ? 1 : 2) * DDL_GATE_PIECES : 0);
     }
     CHECK(ends(st[8], "\n  AND error_class != '';"));
-    CHECK_EQ_INT(count(s, "WHERE _load_id = {load_id:String} AND NOT (error_class != '')\n"), 1);
-    CHECK_EQ_INT(count(st[9], "WHERE _load_id = {load_id:String} AND NOT (error_class != '')\n"), 1);
+    CHECK_EQ_INT(count(s, "WHERE _load_id = {load_id:String} AND NOT (error_class != '') AND _bucket >= _lo AND "
+                          "_bucket < _hi\n"), DDL_GATE_PIECES);
+    CHECK_EQ_INT(count(st[9], "WHERE _load_id = {load_id:String} AND NOT (error_class != '') AND _bucket >= _lo AND "
+                              "_bucket < _hi\n"), DDL_GATE_PIECES);
 
     /* The sources: staging is read by the checks, the freeze and the seal; after the freeze
      * only the manifest (the commit reads staging only to count rows staged after the freeze) */
@@ -560,7 +615,7 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
     CHECK(strstr(st[7], want) != NULL);
 
     /* the gate, in both modes */
-    check_gate(st[9], m);
+    check_gate(st[9], m, DDL_GATE_PIECES, DDL_PIECE_SIZE);
 
     /* the commit: its figures from the seal (staged rows, messages), the manifest and the fates
      * (stored, unchanged, stale); the same sources in the check, with the errors table, the
@@ -677,6 +732,42 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
           strstr(st[9], "distributed_foreground_insert = 1"));
 }
 
+/* --gate-pieces and --piece-size: the gate is that many INSERTs, cut by that many messages;
+ * nothing else changes. */
+static void test_transition_gate_options(void)
+{
+    for (int every = 0; every <= 1; every++) {
+        mode m = {.every = every};
+        ddl_opts o = {.stg_db = "stg", .ods_db = "ods", .store_every = every, .gate_pieces = 3, .piece_size = 7};
+        char *s = gen_lease(ddl_transition, &o), *d = gen_transition(m), *st[MAXSTMT + 1], *sd[MAXSTMT + 1];
+        if (!s || !d || !split_stmts(s, NSTMT, st) || !split_stmts(d, NSTMT, sd)) {
+            CHECK(0);
+            free(s);
+            free(d);
+            return;
+        }
+        check_gate(st[9], m, 3, 7);
+        CHECK(strstr(s, "; in up to 3 pieces of about 7 messages (ranges of _bucket)") != NULL);
+        for (int k = 1; k <= NSTMT; k++)
+            if (k != 9)
+                CHECK_EQ_STR(st[k], sd[k]);
+        /* the first piece of the default is the same INSERT but for its figures */
+        char *a = strndup(st[9], strcspn(st[9], ";")), *b = strndup(sd[9], strcspn(sd[9], ";"));
+        char want[256];
+        snprintf(want, sizeof want, "least(%d, intDiv(max(messages) + %u, %u))", DDL_GATE_PIECES, DDL_PIECE_SIZE - 1,
+                 DDL_PIECE_SIZE);
+        char *x = a ? strstr(a, "least(3, intDiv(max(messages) + 6, 7))") : NULL, *y = b ? strstr(b, want) : NULL;
+        CHECK(x && y && x - a == y - b);
+        CHECK(x && y && !strcmp(x + strlen("least(3, intDiv(max(messages) + 6, 7))"), y + strlen(want)));
+        free(a);
+        free(b);
+        free_stmts(st, NSTMT);
+        free_stmts(sd, NSTMT);
+        free(s);
+        free(d);
+    }
+}
+
 /* The default: store changes, typed by order_wire_parse in the freeze, one node. */
 static void test_transition_default(void)
 {
@@ -699,12 +790,13 @@ static void test_transition_default(void)
     size_t n = (size_t)snprintf(want, sizeof want, "_load_ts, _raw_hash, error_class, raw");
     for (size_t i = 0; i < WIRE_NFIELDS; i++)
         n += (size_t)snprintf(want + n, sizeof want - n, ", %s", WIRE_FIELDS[i].name);
-    snprintf(want + n, sizeof want - n, ", _hashdiff)\nSELECT ");
+    snprintf(want + n, sizeof want - n, ", _hashdiff, _bucket)\nSELECT ");
     CHECK(strstr(st[4], want) != NULL);
+    /* _bucket: cityHash64 of the typed order_id of an accepted message, 0 of a rejected one */
     n = (size_t)snprintf(want, sizeof want, ", _w.class, if(_w.class != '', raw, '')");
     for (size_t i = 0; i < WIRE_NFIELDS; i++)
         n += (size_t)snprintf(want + n, sizeof want - n, ", _w.%s", WIRE_FIELDS[i].name);
-    snprintf(want + n, sizeof want - n, ", _w.hashdiff\nFROM ");
+    snprintf(want + n, sizeof want - n, ", _w.hashdiff, if(_w.class = '', cityHash64(_w.order_id) %% 256, 0)\nFROM ");
     CHECK(strstr(st[4], want) != NULL);
 
     /* the gate: the typed columns are the manifest's, then _hashdiff */
@@ -715,7 +807,7 @@ static void test_transition_default(void)
     check_hashdiff_udf(p, ind);
     CHECK_EQ_INT(count(s, "hashdiff_strict"), 0);
     CHECK(strstr(st[9], "\n            FROM ods.order_manifest\n            WHERE _load_id = {load_id:String} AND NOT "
-                        "(error_class != '')\n"));
+                        "(error_class != '') AND _bucket >= _lo AND _bucket < _hi\n"));
     CHECK(!strstr(st[9], "JSONType") && !strstr(st[9], "parseDateTime64") && !strstr(st[9], "raw"));
     /* the prior is what order_v shows for the load's own orders (the load, not committed, is not
      * in it); one version per updated_at within the load (the first received); what this
@@ -723,11 +815,12 @@ static void test_transition_default(void)
     CHECK(strstr(st[9], "        SELECT order_id, 1 AS _has_prior, updated_at AS _prior_updated_at, _hashdiff AS "
                         "_prior_hashdiff\n        FROM ods.order_v\n        WHERE order_id IN (SELECT order_id FROM "
                         "ods.order_manifest WHERE _load_id = {load_id:String} AND NOT (error_class != '') AND ") != NULL);
-    CHECK_EQ_INT(count(s, "ods.order_v"), 1);
+    CHECK_EQ_INT(count(s, "ods.order_v"), DDL_GATE_PIECES);
     CHECK(strstr(st[9], "row_number() OVER (PARTITION BY order_id, updated_at "
                         "ORDER BY _load_ts, _topic, _partition, _offset) AS _receipt\n") != NULL);
     CHECK(strstr(st[9], "        SELECT order_id, groupArray((updated_at, _hashdiff)) AS _mine\n        FROM "
-                        "ods.order_snapshot_hot\n        WHERE _load_id = {load_id:String}\n") != NULL);
+                        "ods.order_snapshot_hot\n        WHERE _load_id = {load_id:String} AND cityHash64(order_id) % 256 >= "
+                        "_lo AND cityHash64(order_id) % 256 < _hi\n") != NULL);
     /* each accepted message's fate: stored (first received, changed, not older), stale (older
      * than the prior) or unchanged; then where it is still to be written: the hot table (not
      * stored by an earlier run), the stale records (not recorded yet), the fates (none yet) */
@@ -736,13 +829,15 @@ static void test_transition_default(void)
                         "_prior_updated_at, 'stale',\n                'unchanged') AS _fate\n") != NULL);
     CHECK(strstr(st[9], "\n    _fate = 'stored' AND NOT has(_mine, (updated_at, _hashdiff)) AS _put_hot,\n"
                         "    _fate = 'stale' AND (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset "
-                        "FROM ods.order_snapshot_stale WHERE _load_id = {load_id:String}) AS _put_stale,\n"
+                        "FROM ods.order_snapshot_stale WHERE _load_id = {load_id:String} AND cityHash64(order_id) % 256 "
+                        ">= _lo AND cityHash64(order_id) % 256 < _hi) AS _put_stale,\n"
                         "    (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset FROM ods.order_fates "
-                        "WHERE _load_id = {load_id:String}) AS _put_fate\n") != NULL);
+                        "WHERE _load_id = {load_id:String}\n        AND cityHash64(_topic, _partition, _offset) IN (SELECT "
+                        "cityHash64(_topic, _partition, _offset) FROM ods.order_manifest WHERE _load_id = {load_id:String} "
+                        "AND _bucket >= _lo AND _bucket < _hi)) AS _put_fate\n") != NULL);
     CHECK(ends(st[9], "\nWHERE _put_hot OR _put_stale OR _put_fate\nLIMIT 1 BY _topic, _partition, _offset;"));
     snprintf(want, sizeof want, "INSERT INTO ods.order_gate (%s, _topic, _partition, _offset, _fate, _put_hot, _put_stale, "
-                                "_put_fate)\nSETTINGS join_use_nulls = 0\nSELECT %s, _topic, _partition, _offset, _fate,\n",
-             store_cols(), store_cols());
+                                "_put_fate)\nSETTINGS join_use_nulls = 0\nWITH ", store_cols());
     CHECK(starts(st[9], want));
     /* stored, unchanged and stale: counted from the fates; the tables checked against them, each
      * row once */
@@ -836,8 +931,11 @@ static void test_transition_typing_sql(void)
             check_common(s, st, m);
             CHECK_EQ_INT(count(s, "order_wire_parse"), 0);
             CHECK_EQ_INT(count(s, "order_wire_class(raw)"), 1);
-            CHECK(strstr(st[4], ", _raw_hash, error_class, raw)\nSELECT ") != NULL);
-            CHECK(strstr(st[4], ", order_wire_class(raw), raw\nFROM ") != NULL);
+            CHECK(strstr(st[4], ", _raw_hash, error_class, raw, _bucket)\nSELECT ") != NULL);
+            /* _bucket of the order_id the gate types: the gate's expression, on accepted messages */
+            CHECK(strstr(st[4], "_load_ts, _raw_hash, _c, raw, if(_c = '', cityHash64(CAST(if(JSONType(raw, 'order_id') = "
+                                "'String', JSONExtractString(raw, 'order_id'), NULL) AS String)) % 256, 0)\nFROM (SELECT *, "
+                                "order_wire_class(raw) AS _c FROM\n") != NULL);
             const char *ind = "                ";
             const char *p = strstr(st[9], "        FROM\n        (\n            SELECT\n");
             CHECK(p != NULL);
@@ -878,8 +976,8 @@ static void test_transition_every(void)
         CHECK(strstr(s, ", store every version: run the ") != NULL);
         char want[4096];
         snprintf(want, sizeof want, "INSERT INTO ods.order_gate (%s, _topic, _partition, _offset, _fate, _put_hot, "
-                 "_put_stale, _put_fate)\nSETTINGS %sjoin_use_nulls = 0\nSELECT %s, _topic, _partition, _offset, _fate,\n",
-                 store_cols(), cluster ? "distributed_foreground_insert = 1, " : "", store_cols());
+                 "_put_stale, _put_fate)\nSETTINGS %sjoin_use_nulls = 0\nWITH ",
+                 store_cols(), cluster ? "distributed_foreground_insert = 1, " : "");
         CHECK(starts(st[9], want));
         CHECK(strstr(st[9], "\n    0 AS _put_stale,\n") != NULL);
         CHECK(strstr(st[9], "\n        if(_receipt = 1, 'stored', 'unchanged') AS _fate\n") != NULL);
@@ -925,15 +1023,15 @@ static void test_transition_cluster(void)
     /* the gate on this node (its views write through the shards); the shards get the load's
      * order ids from this node's manifest: GLOBAL IN; the prior is order_v (over the _dist
      * tables), the load's own hot rows and stale records come through the _dist tables */
-    CHECK(strstr(st[9], "_put_fate)\nSETTINGS distributed_foreground_insert = 1, join_use_nulls = 0\nSELECT") != NULL);
+    CHECK(strstr(st[9], "_put_fate)\nSETTINGS distributed_foreground_insert = 1, join_use_nulls = 0\nWITH ") != NULL);
     CHECK(strstr(st[9], "        FROM ods.order_v\n        WHERE order_id GLOBAL IN (SELECT order_id FROM ods.order_manifest ") !=
           NULL);
-    CHECK(strstr(st[9], "        FROM ods.order_snapshot_hot_dist\n        WHERE _load_id = {load_id:String}\n") != NULL);
+    CHECK(strstr(st[9], "        FROM ods.order_snapshot_hot_dist\n        WHERE _load_id = {load_id:String} AND ") != NULL);
     CHECK(strstr(st[9], "(_topic, _partition, _offset) GLOBAL NOT IN (SELECT _topic, _partition, _offset FROM "
-                        "ods.order_snapshot_stale_dist WHERE _load_id = {load_id:String})") != NULL);
+                        "ods.order_snapshot_stale_dist WHERE _load_id = {load_id:String} AND ") != NULL);
     /* the fates are this node's: read locally by the gate and the commit */
     CHECK(strstr(st[9], "    (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset FROM ods.order_fates "
-                        "WHERE _load_id = {load_id:String}) AS _put_fate\n") != NULL);
+                        "WHERE _load_id = {load_id:String}\n        AND cityHash64(_topic, _partition, _offset) IN (SELECT ") != NULL);
     CHECK(strstr(st[10], "    (SELECT count() AS n, uniqExact(_topic, _partition, _offset) AS u FROM ods.order_snapshot_stale_dist "
                          "WHERE _load_id = {load_id:String}) AS x)))"));
     CHECK_EQ_INT(count(st[10], "\n               FROM ods.order_fates WHERE _load_id = {load_id:String}) AS g"), 2);
@@ -1336,6 +1434,7 @@ int main(void)
 {
     test_helpers();
     test_transition_default();
+    test_transition_gate_options();
     test_transition_schema_agree();
     test_transition_typing_sql();
     test_transition_every();
