@@ -99,6 +99,13 @@ int ddl_set_gate(ddl_opts *o, const char *pieces, const char *size, ddl_error *e
     return 0;
 }
 
+unsigned ddl_gate_pieces_for(unsigned long long rows, unsigned piece_size)
+{
+    unsigned size = piece_size ? piece_size : DDL_PIECE_SIZE;
+    unsigned long long p = rows / size + (rows % size != 0);
+    return p < 1 ? 1 : p > DDL_GATE_PIECES ? DDL_GATE_PIECES : (unsigned)p;
+}
+
 int ddl_check_kafka(const char *s, int is_broker_list, ddl_error *err)
 {
     if (!s || !*s)

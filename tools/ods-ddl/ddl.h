@@ -96,6 +96,10 @@ int ddl_set_modes(ddl_opts *o, const char *store, const char *typing, ddl_error 
 /* --gate-pieces and --piece-size as given (NULL: the default) into o; DDL_EINVAL with err->what
  * the option and err->msg what it takes. */
 int ddl_set_gate(ddl_opts *o, const char *pieces, const char *size, ddl_error *err);
+/* The gate's INSERTs a load of rows staged rows needs: one per piece_size (0: DDL_PIECE_SIZE),
+ * 1 to DDL_GATE_PIECES. The transition's SQL cuts the load by the same rule (from the seal's
+ * count of messages), so every INSERT this gives holds a piece. */
+unsigned ddl_gate_pieces_for(unsigned long long rows, unsigned piece_size);
 /* Checks every name and value the statements will carry; 0 or DDL_EINVAL (err says which).
  * need_kafka: brokers, topic and group must be set. A source, when set, follows
  * ddl_check_kafka's rules (it becomes _topic); a file may be any path of 1 to 4096 bytes without

@@ -107,7 +107,7 @@ static const char USAGE[] =
     "            per message; --typing sql: for servers without that UDF, the class from\n"
     "            order_wire_class(raw) and each field typed by SQL (JSONExtract..., throwing\n"
     "            conversions); both give the same rows, bit for bit.\n"
-"            --allow-empty: a load with no staged rows commits (zeros) instead of failing.\n"
+    "            --allow-empty: a load with no staged rows commits (zeros) instead of failing.\n"
     "            --gate-pieces P, --piece-size N: the gate (statement 9) is P INSERTs (default\n"
     "            16), each reading a range of order_id buckets of about N messages (default\n"
     "            1048576; fewer pieces for a smaller load), so its memory is a piece's, not\n"

@@ -333,7 +333,6 @@ static void put_captured(const cap *c)
  * why): the default. */
 static unsigned gate_pieces_for(runner *r, const ld_opts *o, cap *out, cap *errs)
 {
-    unsigned size = o->ddl.piece_size ? o->ddl.piece_size : DDL_PIECE_SIZE;
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT count() FROM %s.orders_raw WHERE _load_id = {load_id:String} FORMAT TSV",
              o->ddl.stg_db);
@@ -344,8 +343,7 @@ static unsigned gate_pieces_for(runner *r, const ld_opts *o, cap *out, cap *errs
     unsigned long long rows = strtoull(out->data, &end, 10);
     if (end == out->data || *end != '\n')
         return 0;
-    unsigned long long p = rows / size + (rows % size != 0);
-    return p < 1 ? 1 : p > DDL_GATE_PIECES ? DDL_GATE_PIECES : (unsigned)p;
+    return ddl_gate_pieces_for(rows, o->ddl.piece_size);
 }
 
 int ld_run(const ld_opts *o, ld_error *err)

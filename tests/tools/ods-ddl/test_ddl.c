@@ -260,6 +260,15 @@ static void test_load_id_and_modes(void)
         CHECK_EQ_INT(ddl_set_gate(&o, bad_pieces[i], NULL, &e), DDL_EINVAL);
         CHECK_EQ_STR(e.what, "--gate-pieces");
     }
+    /* the pieces a load needs: one per piece_size rows, 1 to 16 */
+    CHECK_EQ_INT(ddl_gate_pieces_for(0, 0), 1);
+    CHECK_EQ_INT(ddl_gate_pieces_for(DDL_PIECE_SIZE, 0), 1);
+    CHECK_EQ_INT(ddl_gate_pieces_for(DDL_PIECE_SIZE + 1ull, 0), 2);
+    CHECK_EQ_INT(ddl_gate_pieces_for(16000000, 0), 16);
+    CHECK_EQ_INT(ddl_gate_pieces_for(1ull << 40, 0), 16);
+    CHECK_EQ_INT(ddl_gate_pieces_for(60, 20), 3);
+    CHECK_EQ_INT(ddl_gate_pieces_for(61, 20), 4);
+    CHECK_EQ_INT(ddl_gate_pieces_for(60, 1), 16);
     static const char *const bad_size[] = {"0", "1000000001", "", "1e6", "0x10", "4294967296", "18446744073709551617"};
     for (size_t i = 0; i < sizeof bad_size / sizeof *bad_size; i++) {
         e.what = NULL;
