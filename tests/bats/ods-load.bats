@@ -181,7 +181,7 @@ WRAP
         [ "$status" -eq 0 ] || { echo "retry of L$k: $stderr_text"; return 1; }
         [ "$(sed -n 2p <<<"$output" | cut -f1,2)" = "$delta"$'\t'"L$k" ]
         printf "SET param_load_id = 'L%d';\n" "$k" >>ref.sql
-        "$BIN/ods-ddl" transition >>ref.sql
+        "$BIN/ods-ddl" transition --gate-pieces 1 >>ref.sql
     done
     chlocal --path ref --queries-file ref.sql
     dump db >db.tsv

@@ -5,7 +5,8 @@ load helpers
 
 FIX=$ROOT/tests/fixtures/guards
 
-ods_ddl() { "$BIN/ods-ddl" "$@"; }
+# The transitions here have the gate as one INSERT (ods_ddl_one_gate).
+ods_ddl() { ods_ddl_one_gate "$@"; }
 og() { "$BIN/orders-gen" "$@"; }
 
 # steps K M: statements K to M of the transition, each taken from its "-- K. " line on: a part of a
@@ -239,6 +240,84 @@ FROM (SELECT number, toDateTime64('1900-01-01 00:00:00', 3, 'UTC') + toIntervalS
 WHERE number % {every:UInt32} = 0
 FORMAT TSVRaw
 SQL
+}
+
+# twice SPILL LOAD K: statement K of LOAD's transition, its hashed groups spilled to disk at every
+# block when SPILL is "spilled" (the statement's 256 MiB threshold put at 1 byte, and every hash
+# table two-level, which a spill needs); then, if it passed, how many parts it spilled (the
+# engine's ExternalAggregationWritePart). Status, output and stderr_text as run_split leaves them.
+twice() {
+    local sql
+    sql=$(steps "$3" "$3")
+    if [ "$1" = spilled ]; then
+        [ "$(grep -c 'max_bytes_before_external_group_by = 268435456' <<<"$sql")" -eq 1 ] || { echo "statement $3 sets no spill"; return 1; }
+        sql=${sql//max_bytes_before_external_group_by = 268435456/max_bytes_before_external_group_by = 1, group_by_two_level_threshold = 1, group_by_two_level_threshold_bytes = 1}
+    fi
+    run_split chlocal --path db "--param_load_id=$2" -q "$sql
+SELECT sum(value) FROM system.events WHERE event = 'ExternalAggregationWritePart';"
+}
+
+@test "a row twice: the seal refuses a manifest holding a message twice (5/12), the commit a load whose fates, errors, hot rows or stale records hold one row twice in place of another (10/12), with the numbers; the same with every group spilled to disk, where a clean load commits as it does in memory" {
+    og --orders 300 --days 2 --dirty 0.3 --seed 31 --day 1 > d.jsonl
+    for spill in memory spilled; do
+        for t in order_manifest order_fates order_snapshot_errors order_snapshot_hot order_snapshot_stale; do
+            fresh
+            stage A "$PWD/d.jsonl" orders
+            k=10
+            if [ "$t" = order_manifest ]; then k=5; fi
+            tx_ok A 1 $((k - 1))
+            # one row of the load copied, another of its key deleted: the counts stay what is due
+            # (but the stale records, which a first load has none of: a made-up record, twice)
+            case $t in
+                order_manifest) key="_topic, _partition, _offset"; where="error_class = ''" ;;
+                order_snapshot_hot) key="order_id, updated_at"; where=1 ;;
+                order_snapshot_errors) key="_topic, _partition, _offset"; where="error_class = 'field_invalid'" ;;
+                *) key="_topic, _partition, _offset"; where=1 ;;
+            esac
+            if [ "$t" = order_snapshot_stale ]; then
+                q "INSERT INTO ods.order_snapshot_stale VALUES ('ORD-X', '2026-01-01 00:00:00', 'orders', 0, 999999, 'A', now64(3, 'UTC')), ('ORD-X', '2026-01-01 00:00:00', 'orders', 0, 999999, 'A', now64(3, 'UTC'))"
+            elif [ "$t" = order_manifest ]; then
+                q "INSERT INTO ods.$t SELECT * FROM ods.$t WHERE _load_id = 'A' AND $where ORDER BY $key LIMIT 1"
+            else
+                n=$(q "SELECT count() FROM ods.$t WHERE _load_id = 'A' AND $where")
+                [ "$n" -ge 2 ]
+                q "ALTER TABLE ods.$t DELETE WHERE _load_id = 'A' AND ($key) = (SELECT $key FROM ods.$t WHERE _load_id = 'A' AND $where ORDER BY $key LIMIT 1 OFFSET 1) SETTINGS mutations_sync = 2, allow_nondeterministic_mutations = 1
+                   ; INSERT INTO ods.$t SELECT * FROM ods.$t WHERE _load_id = 'A' AND $where ORDER BY $key LIMIT 1"
+                [ "$(q "SELECT count() FROM ods.$t WHERE _load_id = 'A' AND $where")" -eq "$n" ]
+            fi
+            twice "$spill" A "$k"
+            echo "$spill $t: $stderr_text"
+            [ "$status" -eq 1 ]
+            a=$(q "SELECT countIf(error_class = '') FROM ods.order_manifest WHERE _load_id = 'A'")
+            r=$(q "SELECT countIf(error_class != '') FROM ods.order_manifest WHERE _load_id = 'A'")
+            case $t in
+                order_manifest) want="transition 5/12: the manifest of load A holds a message twice" ;;
+                order_fates) want="would not add up: order_fates holds $a fates ($((a - 1)) distinct) for $a accepted messages; " ;;
+                order_snapshot_errors) want="would not add up: the errors table holds $r rows of the load ($((r - 1)) distinct), the manifest $r rejected messages; " ;;
+                order_snapshot_hot) s=$(q "SELECT count() FROM ods.order_fates WHERE _load_id = 'A' AND fate = 'stored'")
+                    want="would not add up: the hot table holds $s rows of the load ($((s - 1)) distinct) for $s stored; " ;;
+                order_snapshot_stale) want="would not add up: order_snapshot_stale holds 2 records of the load (1 distinct) for 0 stale; " ;;
+            esac
+            [[ "$stderr_text" == *"$want"* ]] || { echo "wanted: $want"; return 1; }
+            [ "$(q "SELECT count() FROM ods.order_loads")" = 0 ]
+        done
+        # a clean load: the seal and the commit pass, spilled or not, with the clean run's ledger
+        fresh
+        stage A "$PWD/d.jsonl" orders
+        tx_ok A 1 4
+        twice "$spill" A 5
+        [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+        [ "$output" -ge "$([ "$spill" = spilled ] && echo 1 || echo 0)" ]
+        [ "$output" -le "$([ "$spill" = spilled ] && echo 1000 || echo 0)" ]
+        tx_ok A 6 9
+        twice "$spill" A 10
+        [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+        [ "$output" -ge "$([ "$spill" = spilled ] && echo 1 || echo 0)" ]
+        [ "$output" -le "$([ "$spill" = spilled ] && echo 1000 || echo 0)" ]
+        tx_ok A 11 12
+        clean_run A
+        same_as_clean
+    done
 }
 
 @test "issue 24 case 3: a load spanning 3700 creation days (1900-01-01 to 2299-12-31), then two more loads: every fold succeeds, every _rep row in its day's partition" {

@@ -442,12 +442,14 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
     CHECK(strstr(s, ": run the 12 statements in order, with --param_load_id=ID.\n") != NULL);
 
     /* 1, 3, 11: checks only, printing nothing */
-    /* (1 and 3, the staging checks, group the coordinates in staging's order) */
+    /* (1 and 3, the staging checks, group the coordinates in staging's order, and spill the
+     * late rows' groups) */
     for (int k = 1; k <= NSTMT; k++) {
         int check_only = k == 1 || k == 3 || k == 11;
         const char *end = k == 11 ? ") AS _p\nSELECT throwIf(ifNull(_p, '') != '', _p)\nFORMAT Null;"
                                   : ") AS _p\nSELECT throwIf(ifNull(_p, '') != '', _p)\n"
-                                    "SETTINGS optimize_aggregation_in_order = 1\nFORMAT Null;";
+                                    "SETTINGS optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = "
+                                    "268435456\nFORMAT Null;";
         CHECK_EQ_INT(starts(st[k], "WITH (SELECT ") && ends(st[k], end), check_only);
     }
     /* 2 and 12: the lease, a table on this node; its columns are the lease view's */
@@ -569,7 +571,34 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
     for (int k = 1; k <= NSTMT; k++)
         CHECK_EQ_INT(count(st[k], "stg.orders_raw") > 0, raw_reads[k]);
     CHECK_EQ_INT(count(st[10], "stg.orders_raw"), 1);
-    CHECK(strstr(st[10], "(SELECT count() AS _late FROM stg.orders_raw WHERE _load_id = {load_id:String} AND ") != NULL);
+    /* the rows staged after the freeze: staging and the manifest grouped by coordinates and
+     * bytes, where a NOT IN would hold the load's set; in the checks (1, 3), the seal and the
+     * commit, each of which sets the spill */
+    char frozen[256], late[1024], late_if[1024];
+    snprintf(frozen, sizeof frozen, " AND ({load_id:String} IN (SELECT _load_id FROM ods.order_frozen) OR {load_id:String} "
+                                    "%sIN (SELECT _load_id FROM ods.%s))", m.cluster ? "GLOBAL " : "", loads);
+    for (int f = 0; f < 2; f++)
+        snprintf(f ? late_if : late, sizeof late,
+                 "(SELECT sum(_n) FROM (SELECT count() AS _n FROM (SELECT _topic, _partition, _offset, _raw_hash, 1 AS _s "
+                 "FROM stg.orders_raw WHERE _load_id = {load_id:String}%s\n"
+                 "            UNION ALL SELECT _topic, _partition, _offset, _raw_hash, 0 FROM ods.order_manifest WHERE "
+                 "_load_id = {load_id:String}%s)\n"
+                 "            GROUP BY _topic, _partition, _offset, _raw_hash HAVING min(_s) = 1))",
+                 f ? frozen : "", f ? frozen : "");
+    /* (the seal's always; the checks' and the commit's once the load is sealed or committed:
+     * a first run's staging checks do not group its staged rows) */
+    for (int k = 1; k <= NSTMT; k++) {
+        CHECK_EQ_INT(count(st[k], late), k == 5);
+        CHECK_EQ_INT(count(st[k], late_if), k == 1 || k == 3 || k == 10);
+    }
+    CHECK(strstr(st[10], "HAVING min(_s) = 1)) AS _late))") != NULL);
+    CHECK(ends(st[5], "\nSETTINGS optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = 268435456;"));
+    CHECK(ends(st[10], "\nSETTINGS optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = 268435456;"));
+    CHECK_EQ_INT(count(s, "NOT IN (SELECT _topic, _partition, _offset, _raw_hash"), 0);
+    CHECK_EQ_INT(count(s, "uniqExact"), 0);
+    /* the seal: the manifest's messages each once, grouped */
+    CHECK(strstr(st[5], "if((SELECT count() FROM (SELECT 1 FROM ods.order_manifest WHERE _load_id = {load_id:String} "
+                        "GROUP BY _topic, _partition, _offset HAVING count() > 1)) > 0,\n") != NULL);
     CHECK(strstr(st[8], "\nFROM ods.order_manifest\nWHERE _load_id = {load_id:String}\n") != NULL);
     for (int k = 5; k <= NSTMT; k++) {
         CHECK(!strstr(st[k], "order_wire_")); /* classified once, in the freeze */
@@ -630,33 +659,42 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
              "\n               FROM ods.order_manifest WHERE _load_id = {load_id:String}) AS m,\n"
              "              (SELECT ifNull(any(staged), 0) AS staged, ifNull(any(messages), 0) AS messages FROM "
              "ods.order_frozen WHERE _load_id = {load_id:String}) AS f,\n"
-             "              (SELECT count() AS n, uniqExact(_topic, _partition, _offset) AS u, countIf(fate = 'stored') AS st, "
-             "countIf(fate = 'unchanged') AS un, countIf(fate = 'stale') AS sl\n"
-             "               FROM ods.order_fates WHERE _load_id = {load_id:String}) AS g");
+             "              (SELECT sum(_c) AS n, count() AS u, sum(_st) AS st, sum(_un) AS un, sum(_sl) AS sl FROM "
+             "(SELECT count() AS _c, countIf(fate = 'stored') AS _st, countIf(fate = 'unchanged') AS _un, "
+             "countIf(fate = 'stale') AS _sl\n"
+             "                 FROM ods.order_fates WHERE _load_id = {load_id:String} GROUP BY _topic, _partition, _offset)) "
+             "AS g");
     CHECK_EQ_INT(count(st[10], src), 2);
     snprintf(want, sizeof want, "\n    f.staged, f.staged - f.messages, m.acc, g.st, g.un, g.sl, m.rej, m.c0, m.c1, m.c2, "
              "'" WIRE_CONTRACT_VERSION "', '%s'\nFROM %s\nWHERE %s AND ", ddl_hashdiff_profile(), src, guard);
     CHECK_EQ_INT(count(st[10], want), 1);
     for (size_t i = 0; i < WIRE_NREJECT; i++) {
         snprintf(want, sizeof want, "countIf(error_class = '%s') AS c%zu", WIRE_REJECT_CLASSES[i], i);
-        CHECK_EQ_INT(count(st[10], want), 3); /* the figures, the manifest and errors tables in the check */
+        CHECK_EQ_INT(count(st[10], want), 2); /* the manifest's, for the figures and in the check */
+        snprintf(want, sizeof want, "countIf(error_class = '%s') AS _c%zu", WIRE_REJECT_CLASSES[i], i);
+        CHECK_EQ_INT(count(st[10], want), 1); /* the errors table's, by coordinates */
         snprintf(want, sizeof want, " OR e.c%zu != m.c%zu", i, i);
         CHECK_EQ_INT(count(st[10], want), 1);
     }
     /* the check's sources: after the figures', the errors table, the hot table (unique by
-     * version; with --store every by version and content) and the stale records */
-    n = (size_t)snprintf(want, sizeof want, "\n         FROM %s,\n              (SELECT count() AS n, "
-                                            "uniqExact(_topic, _partition, _offset) AS u", src);
+     * version; with --store every by version and content) and the stale records, each row
+     * count and distinct keys from one GROUP BY of the table's key */
+    n = (size_t)snprintf(want, sizeof want, "\n         FROM %s,\n              (SELECT sum(_c) AS n, count() AS u", src);
     for (size_t i = 0; i < WIRE_NREJECT; i++)
-        n += (size_t)snprintf(want + n, sizeof want - n, ", countIf(error_class = '%s') AS c%zu", WIRE_REJECT_CLASSES[i], i);
+        n += (size_t)snprintf(want + n, sizeof want - n, ", sum(_c%zu) AS c%zu", i, i);
+    n += (size_t)snprintf(want + n, sizeof want - n, " FROM (SELECT count() AS _c");
+    for (size_t i = 0; i < WIRE_NREJECT; i++)
+        n += (size_t)snprintf(want + n, sizeof want - n, ", countIf(error_class = '%s') AS _c%zu", WIRE_REJECT_CLASSES[i], i);
     snprintf(want + n, sizeof want - n,
-             " FROM ods.%s WHERE _load_id = {load_id:String}) AS e,\n"
-             "              (SELECT count() AS n, uniqExact(order_id, updated_at%s) AS u FROM ods.%s WHERE _load_id = "
-             "{load_id:String}) AS s,\n"
-             "              (SELECT count() AS n, uniqExact(_topic, _partition, _offset) AS u FROM ods.%s WHERE _load_id = "
-             "{load_id:String}) AS x)))]), '')) AS _p SELECT throwIf(ifNull(_p, '') != '', _p)) = 0;",
-             m.cluster ? "order_snapshot_errors_dist" : "order_snapshot_errors", m.every ? ", _hashdiff" : "",
-             m.cluster ? "order_snapshot_hot_dist" : "order_snapshot_hot",
+             "\n                 FROM ods.%s WHERE _load_id = {load_id:String} GROUP BY _topic, _partition, _offset)) AS e,\n"
+             "              (SELECT sum(_c) AS n, count() AS u FROM (SELECT count() AS _c\n"
+             "                 FROM ods.%s WHERE _load_id = {load_id:String} GROUP BY order_id, updated_at%s)) AS s,\n"
+             "              (SELECT sum(_c) AS n, count() AS u FROM (SELECT count() AS _c\n"
+             "                 FROM ods.%s WHERE _load_id = {load_id:String} GROUP BY _topic, _partition, _offset)) AS x)))]), "
+             "'')) AS _p SELECT throwIf(ifNull(_p, '') != '', _p)) = 0\n"
+             "SETTINGS optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = 268435456;",
+             m.cluster ? "order_snapshot_errors_dist" : "order_snapshot_errors",
+             m.cluster ? "order_snapshot_hot_dist" : "order_snapshot_hot", m.every ? ", _hashdiff" : "",
              m.cluster ? "order_snapshot_stale_dist" : "order_snapshot_stale");
     CHECK(ends(st[10], want));
     /* the check: the rows staged after the freeze, for a committed load too (its rerun must not
@@ -665,7 +703,7 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
      * short or not run: run again) */
     CHECK(strstr(st[10], "'), '')]), ''),\n        (SELECT if(_late = 0, '', concat('transition 10/12: ") != NULL);
     n = (size_t)snprintf(want, sizeof want,
-        "{load_id:String}))),\n        if({load_id:String} %sIN (SELECT _load_id FROM ods.%s), '',\n"
+        "HAVING min(_s) = 1)) AS _late)),\n        if({load_id:String} %sIN (SELECT _load_id FROM ods.%s), '',\n"
         "        (SELECT multiIf(_sums != '', concat('transition 10/12: the ledger row of load ', " LOAD_TEXT ",\n"
         "            ' would not add up: ', _sums, 'nothing was committed. Abandon the load (ods-ddl abandon) and rerun it, "
         "and report this: a bug or a second writer" KEPT "'),\n"
@@ -841,8 +879,9 @@ static void test_transition_default(void)
     CHECK(starts(st[9], want));
     /* stored, unchanged and stale: counted from the fates; the tables checked against them, each
      * row once */
-    CHECK(strstr(st[10], "    (SELECT count() AS n, uniqExact(_topic, _partition, _offset) AS u FROM ods.order_snapshot_stale "
-                         "WHERE _load_id = {load_id:String}) AS x)))"));
+    CHECK(strstr(st[10], "    (SELECT sum(_c) AS n, count() AS u FROM (SELECT count() AS _c\n                 FROM "
+                         "ods.order_snapshot_stale WHERE _load_id = {load_id:String} GROUP BY _topic, _partition, _offset)) "
+                         "AS x)))"));
     CHECK(strstr(st[10], "\n    f.staged, f.staged - f.messages, m.acc, g.st, g.un, g.sl, m.rej, ") != NULL);
     CHECK(strstr(st[10], "if(s.n != s.u OR (g.n >= m.acc AND s.n > g.st), ") != NULL);
     CHECK(strstr(st[10], "if(x.n != x.u OR (g.n >= m.acc AND x.n > g.sl), ") != NULL);
@@ -995,7 +1034,7 @@ static void test_transition_every(void)
             check_hashdiff_udf(p, "                ");
         }
         /* the commit: a version stored once per content, the rest as in store changes */
-        char *w10 = replace_once(sc[10], "uniqExact(order_id, updated_at) AS u", "uniqExact(order_id, updated_at, _hashdiff) AS u");
+        char *w10 = replace_once(sc[10], "GROUP BY order_id, updated_at)) AS s", "GROUP BY order_id, updated_at, _hashdiff)) AS s");
         CHECK(w10 != NULL);
         CHECK_EQ_STR(st[10], w10);
         free(w10);
@@ -1032,9 +1071,11 @@ static void test_transition_cluster(void)
     /* the fates are this node's: read locally by the gate and the commit */
     CHECK(strstr(st[9], "    (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset FROM ods.order_fates "
                         "WHERE _load_id = {load_id:String}\n        AND cityHash64(_topic, _partition, _offset) IN (SELECT ") != NULL);
-    CHECK(strstr(st[10], "    (SELECT count() AS n, uniqExact(_topic, _partition, _offset) AS u FROM ods.order_snapshot_stale_dist "
-                         "WHERE _load_id = {load_id:String}) AS x)))"));
-    CHECK_EQ_INT(count(st[10], "\n               FROM ods.order_fates WHERE _load_id = {load_id:String}) AS g"), 2);
+    CHECK(strstr(st[10], "    (SELECT sum(_c) AS n, count() AS u FROM (SELECT count() AS _c\n                 FROM "
+                         "ods.order_snapshot_stale_dist WHERE _load_id = {load_id:String} GROUP BY _topic, _partition, "
+                         "_offset)) AS x)))"));
+    CHECK_EQ_INT(count(st[10], "\n                 FROM ods.order_fates WHERE _load_id = {load_id:String} GROUP BY _topic, "
+                               "_partition, _offset)) AS g"), 2);
     /* the manifest, the seal, the fates and the lease are this node's: never GLOBAL, never _dist */
     CHECK(!strstr(s, "order_manifest_dist") && !strstr(s, "order_frozen_dist") && !strstr(s, "order_lease_dist") &&
           !strstr(s, "order_fates_dist"));
