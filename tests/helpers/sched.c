@@ -1162,7 +1162,8 @@ static int compare_state(const char *expected, const char *actual, int noview, b
 /* steps: what the generator plans and the executor runs */
 typedef struct {
     int op, load, load2, a, b, delay, table, solo, proc;
-    int from_spawn;      /* kill: the delay counts from the spawn, not from the statement's start */
+    int from_spawn;      /* kill: the delay counts from the spawn (1), from the end of the gate's first
+                          * INSERT (2), or from the statement's start (0) */
     int nrows, kinds[8]; /* stage: how many rows, and what kind each is (R_...) */
     int row0;            /* stage: its rows in g_row, once generated */
     /* outcome */
@@ -1610,7 +1611,7 @@ static int g_kills[4], g_unsure, g_pred_fail;
 #define NOPS ((int)(sizeof OP_NAME / sizeof OP_NAME[0]))
 enum { CV_OP = 0, CV_FAIL_AT = CV_OP + 8, CV_KILL_TOOK = CV_FAIL_AT + NSTMT + 1, CV_KILL_NOT = CV_KILL_TOOK + NSTMT + 1,
        CV_STORED = CV_KILL_NOT + NSTMT + 1, CV_UNCHANGED, CV_STALE, CV_REDELIVERED, CV_REJECTED, CV_MOVED, CV_TAKEN,
-       CV_FAULT, CV_N };
+       CV_FAULT, CV_KILL_PIECE, CV_N };
 _Static_assert(CV_FAIL_AT - CV_OP >= NOPS, "a coverage counter per operation");
 static long g_cov[CV_N];
 
@@ -1818,6 +1819,10 @@ static uint64_t g_seed_now;
 
 static int run_chlocal_once(const char *sql, const char *errpath, double kill_after, int from_spawn, int *killed,
                             double *elapsed);
+/* How many times the output file must grow (markers written) before a kill's delay starts: 1,
+ * or 2 for a kill aimed after the gate's first INSERT (a marker before the statement, one after
+ * that INSERT). */
+static int g_arm_growths = 1;
 
 /* Runs chlocal on a queries file. kill_after > 0: SIGKILL (its process group) that many seconds
  * after the output file grew (the marker written just before the statement to kill: the engine's
@@ -1867,7 +1872,8 @@ static int run_chlocal_once(const char *sql, const char *errpath, double kill_af
     *killed = 0;
     int st = 0;
     double armed = kill_after > 0 && from_spawn ? t0 : 0;
-    long size0 = file_size(g_out);
+    long size0 = file_size(g_out), last = size0;
+    int grown = 0;
     for (;;) {
         struct rusage ru;
         pid_t w = wait4(pid, &st, WNOHANG, &ru);
@@ -1879,7 +1885,12 @@ static int run_chlocal_once(const char *sql, const char *errpath, double kill_af
         if (w < 0 && errno != EINTR)
             fatal("waitpid: %s", strerror(errno));
         double now = mono();
-        if (kill_after > 0 && armed == 0 && (file_size(g_out) != size0 || now - t0 > 10))
+        long sz = file_size(g_out);
+        if (sz != last) {
+            grown++;
+            last = sz;
+        }
+        if (kill_after > 0 && armed == 0 && (grown >= g_arm_growths || now - t0 > 10))
             armed = now;
         if ((armed > 0 && now - armed >= kill_after) || now - t0 > 600) {
             kill(-pid, SIGKILL);
@@ -1926,6 +1937,7 @@ typedef struct {
     char *reads[MAXSTEP];    /* the read lines, tagged */
     int have_reads[MAXSTEP];
     double k0, k1; /* the kill markers (0 absent) */
+    double kp;     /* the marker after the gate's first INSERT (0 absent) */
     double first;  /* the first marker's time: the engine had started by then */
 } parsed;
 
@@ -1967,6 +1979,8 @@ static void parse_output(char *text, parsed *p)
                     }
                 } else if (!strcmp(tag, "#K0"))
                     p->k0 = tt;
+                else if (!strcmp(tag, "#KP"))
+                    p->kp = tt;
                 else if (!strcmp(tag, "#K1")) {
                     p->k1 = tt;
                     if (prev_i == i && prev_k == k - 1 && k >= 1 && k <= NSTMT)
@@ -2060,7 +2074,7 @@ static void describe(int i)
     case OP_RUN: sfmt(s->desc, sizeof s->desc, "run '%s' statements %d..%d", id, s->a, s->b); break;
     case OP_KILL:
         sfmt(s->desc, sizeof s->desc, "kill '%s' in statement %d, %d ms after %s", id, s->a, s->delay,
-                 s->from_spawn ? "the spawn" : "it started");
+                 s->from_spawn == 1 ? "the spawn" : s->from_spawn == 2 ? "its first INSERT ended" : "it started");
         break;
     case OP_OPTIMIZE: sfmt(s->desc, sizeof s->desc, "OPTIMIZE TABLE ods.%s FINAL", s->table ? "order_snapshot_hot" : "order_snapshot_rep"); break;
     case OP_CLEAR: sfmt(s->desc, sizeof s->desc, "clear the lease (DROP TABLE IF EXISTS ods.order_lease)"); break;
@@ -2363,6 +2377,13 @@ static int do_kill(int i)
     double dur = g_dur_est[k] > 0 ? g_dur_est[k] : 0.05;
     int from_spawn = pct(5);
     double d = from_spawn ? (double)range(10, 150) / 1000.0 : (double)range(0, 120) / 100.0 * dur;
+    /* the gate in two INSERTs or more: half its kills count from the end of the first, so that
+     * some land between two pieces (counted from the statement's start, almost none did) */
+    const char *piece2 = k == 9 ? strstr(g_stmt[k], "\n-- piece 2 ") : NULL;
+    if (!from_spawn && piece2 && pct(50)) {
+        from_spawn = 2;
+        d = (double)range(0, 100) / 100.0 * dur / 2;
+    }
     if (d < 0.0005)
         d = 0.0005;
     s->delay = (int)(d * 1000);
@@ -2376,7 +2397,13 @@ static int do_kill(int i)
     }
     sql_param(&b, "load_id", M.l[L].id);
     sql_marker(&b, "#K0", i, k);
-    sql_stmt(&b, g_stmt[k]);
+    if (from_spawn == 2) {
+        bputn(&b, g_stmt[k], (size_t)(piece2 + 1 - g_stmt[k]));
+        sql_marker(&b, "#KP", i, k);
+        sql_stmt(&b, piece2 + 1);
+    } else {
+        sql_stmt(&b, g_stmt[k]);
+    }
     sql_marker(&b, "#K1", i, k);
     char sqlpath[64], errpath[64];
     snprintf(sqlpath, sizeof sqlpath, "p%03d.sql", g_nproc + 1);
@@ -2388,7 +2415,9 @@ static int do_kill(int i)
     int killed;
     double el;
     double cpu0 = g_cpu;
-    int st = run_chlocal(sqlpath, errpath, d, from_spawn, &killed, &el);
+    g_arm_growths = from_spawn == 2 ? 2 : 1;
+    int st = run_chlocal(sqlpath, errpath, d, from_spawn == 1, &killed, &el);
+    g_arm_growths = 1;
     g_cpu_kind[2] += g_cpu - cpu0;
     g_nproc_kind[2]++;
     cpu0 = g_cpu;
@@ -2398,6 +2427,8 @@ static int do_kill(int i)
     free(out);
     s->killed = !killed ? 0 : p->k0 == 0 ? 1 : p->k1 == 0 ? 2 : 3;
     g_kills[s->killed]++;
+    /* the gate's first INSERT done, the rest cut: a load part gated */
+    g_cov[CV_KILL_PIECE] += s->killed == 2 && p->kp > 0;
     bprintf(&g_repro, "# process %s (%.3f s, %s)\n", sqlpath, el,
             killed ? "killed" : WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "exit 0" : "exit 1");
     char why[512];
@@ -3138,6 +3169,7 @@ int main(int argc, char **argv)
     for (int k = 1; k <= NSTMT; k++)
         if (cov[CV_KILL_TOOK + k] || cov[CV_KILL_NOT + k])
             printf(" %d: %ld/%ld", k, cov[CV_KILL_TOOK + k], cov[CV_KILL_NOT + k]);
+    printf(" (9: unknown, the commit tells; %ld of them after the gate's first INSERT)", cov[CV_KILL_PIECE]);
     printf("; ledger: stored %ld, unchanged %ld, stale %ld, redelivered %ld, rejected %ld; late rows moved %ld; "
            "committed loads taken back %ld\n",
            cov[CV_STORED], cov[CV_UNCHANGED], cov[CV_STALE], cov[CV_REDELIVERED], cov[CV_REJECTED], cov[CV_MOVED],
