@@ -257,9 +257,9 @@ load ods_sql
         run_split chlocal --no-udf -q "SELECT formatQuerySingleLine(q) FROM file('$PWD/st.tsv', TSV, 'q String') FORMAT TSVRaw"
         [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
         # 23 of the schema (2 databases, 9 tables, the lease's KeeperMap table and its view, 5
-        # Distributed, the gate and its 3 views, the view), 27 of each transition (12
-        # statements, the gate's 16 INSERTs counted one by one)
-        [ "$(wc -l <<<"$output")" -eq 77 ]
+        # Distributed, the gate and its 3 views, the view), 42 of each transition (12
+        # statements, the freeze's 16 INSERTs and the gate's 16 counted one by one)
+        [ "$(wc -l <<<"$output")" -eq 107 ]
         [ "$(grep -c '^CREATE .* ON CLUSTER c1' <<<"$output")" -eq 23 ]
         # the load's own tables (manifest, seal, fates) have no Distributed table: the node that
         # runs the transition reads its own; the lease is one KeeperMap row for the whole
@@ -290,8 +290,8 @@ load ods_sql
         [ "$(grep -c '^INSERT INTO ods.order_snapshot_dist (.*) SETTINGS distributed_foreground_insert = 1, optimize_on_insert = 0, throw_on_max_partitions_per_insert_block = 0 SELECT .* FROM ods.order_snapshot_hot_dist WHERE .* ORDER BY toYYYYMMDD(created_at) ASC$' <<<"$output")" -eq 2 ]
         [ "$(grep -c '^INSERT INTO ods.order_snapshot_hot_dist ' <<<"$output")" -eq 0 ]
         [ "$(grep -c '^INSERT INTO ods.order_gate (.*) SETTINGS distributed_foreground_insert = 1, join_use_nulls = 0 WITH .* SELECT ' <<<"$output")" -eq 32 ]
-        # the freeze and its seal: into this node's manifest and seal
-        [ "$(grep -c '^INSERT INTO ods.order_manifest (' <<<"$output")" -eq 2 ]
+        # the freeze (16 pieces) and its seal: into this node's manifest and seal
+        [ "$(grep -c '^INSERT INTO ods.order_manifest (' <<<"$output")" -eq 32 ]
         [ "$(grep -c '^INSERT INTO ods.order_frozen (' <<<"$output")" -eq 2 ]
         [ "$(grep -c '^ALTER TABLE ods.order_snapshot_hot ON CLUSTER c1 (DELETE WHERE .*) SETTINGS mutations_sync = 2, allow_nondeterministic_mutations = 1$' <<<"$output")" -eq 2 ]
         [ "$(grep -c '^INSERT INTO ods.order_loads (delta, ' <<<"$output")" -eq 2 ]

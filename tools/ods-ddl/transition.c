@@ -47,6 +47,9 @@ struct tr {
 
 #define P(t, ...) sqlw_put(&(t)->st, (t)->out, __VA_ARGS__)
 
+/* Kafka coordinates: the key of a message, and staging's sorting key after _load_id */
+#define COORDS "_topic, _partition, _offset"
+
 static void tr_init(tr *t, FILE *out, const ddl_opts *o, const char *name, int n)
 {
     memset(t, 0, sizeof *t);
@@ -372,16 +375,39 @@ static void st_staging(tr *t)
     check_statement(t, TR_STAGING, checks_problem);
 }
 
-/* 4: the load frozen: one row per message (Kafka coordinates; of copies, the first received),
- * classified and typed once. A freeze cut short is completed by the rerun (coordinates already
- * in the manifest are skipped); it is final only once sealed (5). */
-static void st_freeze(tr *t)
+/* The scalar first staged coordinates of the load's piece k, or NULL when the piece is empty
+ * (k at or past _pieces: then nothing is read). Staging is sorted by the load and these, so
+ * the engine reads the coordinates in order up to the piece's first row. */
+static void freeze_bound(tr *t, int k, int np, unsigned m)
+{
+    const char *S = t->S;
+    P(t, "(SELECT (" COORDS ") FROM %s.orders_raw WHERE _load_id = {load_id:String} AND %d < (SELECT "
+         "greatest(1, least(%d, intDiv(count() + %u, %u))) FROM %s.orders_raw WHERE _load_id = {load_id:String})\n"
+         "         ORDER BY " COORDS " LIMIT 1 OFFSET (SELECT intDiv(count() * %d, greatest(1, least(%d, "
+         "intDiv(count() + %u, %u)))) FROM %s.orders_raw WHERE _load_id = {load_id:String}))",
+      S, k, np, m - 1, m, S, k, np, m - 1, m, S);
+}
+
+/* " AND the coordinates in piece k": from its first coordinates (none for the first piece) to
+ * the next piece's (none for the last); a bound that reads as NULL bounds nothing, so that no
+ * row can fall outside every piece for want of one. */
+static void in_freeze_piece(tr *t, int k, int np)
+{
+    P(t, " AND %d < _pieces", k);
+    if (k > 0)
+        P(t, " AND ifNull((" COORDS ") >= _from, 1)");
+    if (k + 1 < np)
+        P(t, " AND (%d >= _pieces OR ifNull((" COORDS ") < _to, 1))", k + 1);
+}
+
+/* One piece of the freeze: the load's staged rows whose coordinates are in piece k of _pieces
+ * (at most the transition's pieces, about piece_size staged rows each, from staging's count),
+ * less the coordinates the manifest already has in that range. */
+static void freeze_piece(tr *t, int k, int np, unsigned m)
 {
     const char *S = t->S, *D = t->D;
     int udf = !t->o->typing_sql;
-    P(t, "-- %d. the load frozen: each staged message once (the first received of its copies), classified%s, "
-         "into the manifest\nINSERT INTO %s.order_manifest (_load_id, ",
-      TR_FREEZE, udf ? ", typed and hashed (_hashdiff) by one order_wire_parse call" : "", D);
+    P(t, "INSERT INTO %s.order_manifest (_load_id, ", D);
     sqlw_meta_names(&t->st, t->out);
     P(t, "_load_ts, _raw_hash, error_class, raw");
     if (udf) {
@@ -389,7 +415,20 @@ static void st_freeze(tr *t)
             P(t, ", %s", WIRE_FIELDS[i].name);
         P(t, ", _hashdiff");
     }
-    P(t, ", _bucket)\nSELECT _load_id, ");
+    P(t, ", _bucket)\nWITH (SELECT greatest(1, least(%d, intDiv(count() + %u, %u))) FROM %s.orders_raw WHERE _load_id = "
+         "{load_id:String}) AS _pieces",
+      np, m - 1, m, S);
+    if (k > 0) {
+        P(t, ",\n     ");
+        freeze_bound(t, k, np, m);
+        P(t, " AS _from");
+    }
+    if (k + 1 < np) {
+        P(t, ",\n     ");
+        freeze_bound(t, k + 1, np, m);
+        P(t, " AS _to");
+    }
+    P(t, "\nSELECT _load_id, ");
     sqlw_meta_names(&t->st, t->out);
     /* _bucket from the order_id the gate reads (typed here, or by the gate's own expression with
      * --typing sql): all the versions of an order share one, so a piece of the gate holds them */
@@ -408,18 +447,46 @@ static void st_freeze(tr *t)
         P(t, ") %% %d, 0)\nFROM (SELECT *, order_wire_class(raw) AS _c FROM\n", DDL_BUCKETS);
     }
     P(t, "    (SELECT raw, _topic, _partition, _offset, _timestamp, _key, _load_id, _load_ts, _raw_hash FROM %s.orders_raw\n"
-         "     WHERE _load_id = {load_id:String} AND ",
+         "     WHERE _load_id = {load_id:String}",
       S);
+    in_freeze_piece(t, k, np);
+    P(t, " AND ");
     sealed(t, 0);
     P(t, " AND ");
     not_committed(t);
     P(t, "\n       AND ");
     guard(t, TR_FREEZE, lease_only);
-    P(t, "\n       AND (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset FROM %s.order_manifest "
-         "WHERE _load_id = {load_id:String})\n"
-         "     ORDER BY _topic, _partition, _offset, _load_ts\n"
-         "     LIMIT 1 BY _topic, _partition, _offset));\n\n",
+    P(t, "\n       AND (" COORDS ") NOT IN (SELECT " COORDS " FROM %s.order_manifest WHERE _load_id = {load_id:String}",
       D);
+    in_freeze_piece(t, k, np);
+    P(t, ")\n"
+         "     ORDER BY " COORDS ", _load_ts\n"
+         "     LIMIT 1 BY " COORDS "));\n");
+}
+
+/* 4: the load frozen: one row per message (Kafka coordinates; of copies, the first received),
+ * classified and typed once. A freeze cut short is completed by the rerun (coordinates already
+ * in the manifest are skipped); it is final only once sealed (5). It runs as pieces, ranges of
+ * staging's coordinates, so that what a rerun skips is a set of one piece's coordinates, not of
+ * the load's. Each INSERT computes the pieces again from the staged rows: a row staged between
+ * two of them can move a bound; what then falls between two pieces is not frozen, which the seal
+ * finds (rows staged under the load and not in its manifest) and the rerun takes in, and what
+ * two pieces both cover is frozen once (the manifest's coordinates are skipped). */
+static void st_freeze(tr *t)
+{
+    unsigned m = t->o->piece_size ? t->o->piece_size : DDL_PIECE_SIZE;
+    int np = t->o->gate_pieces ? (int)t->o->gate_pieces : DDL_GATE_PIECES;
+    P(t, "-- %d. the load frozen: each staged message once (the first received of its copies), classified%s, "
+         "into the manifest; in up to %d piece%s of about %u staged rows (ranges of their coordinates), one INSERT "
+         "each\n",
+      TR_FREEZE, !t->o->typing_sql ? ", typed and hashed (_hashdiff) by one order_wire_parse call" : "", np,
+      np == 1 ? "" : "s", m);
+    for (int k = 0; k < np; k++) {
+        if (k > 0)
+            P(t, "-- piece %d (empty unless the load holds more than %d x %u staged rows)\n", k + 1, k, m);
+        freeze_piece(t, k, np, m);
+    }
+    P(t, "\n");
 }
 
 /* 5: the seal. Refused when a row was staged while the manifest was being written (the rerun
@@ -750,8 +817,6 @@ static void key_counts(tr *t, const char *alias, const char *table, const char *
         fn(t, 1);
     P(t, "\n                 FROM %s.%s WHERE _load_id = {load_id:String} GROUP BY %s)) AS %s", t->D, table, key, alias);
 }
-
-#define COORDS "_topic, _partition, _offset"
 
 /* The commit's figures and checks read these, by alias: m the manifest, f the seal, e the
  * errors table, g the fates, s the hot table, x the stale records (all of this load). */

@@ -428,6 +428,74 @@ static void check_gate(const char *st9, mode m, int np, unsigned size)
     }
 }
 
+/* " AND <piece k of np of the freeze>", as the freeze bounds both staging and the manifest */
+static void freeze_cond(char *out, size_t cap, int k, int np)
+{
+    int n = snprintf(out, cap, " AND %d < _pieces", k);
+    if (k > 0)
+        n += snprintf(out + n, cap - (size_t)n, " AND ifNull((_topic, _partition, _offset) >= _from, 1)");
+    if (k + 1 < np)
+        snprintf(out + n, cap - (size_t)n, " AND (%d >= _pieces OR ifNull((_topic, _partition, _offset) < _to, 1))",
+                 k + 1);
+}
+
+/* One INSERT of the freeze (statement 4), piece k of np: the staged rows of its range of
+ * coordinates, less the manifest's coordinates in the same range; its bounds are the staged
+ * coordinates at k/np and (k+1)/np of the load, read in staging's order. */
+static void check_freeze_piece(const char *pc, int k, int np, unsigned size)
+{
+    char want[1024], cond[256], pieces[160];
+    CHECK(starts(pc, "INSERT INTO ods.order_manifest (_load_id, "));
+    snprintf(pieces, sizeof pieces, "greatest(1, least(%d, intDiv(count() + %u, %u)))", np, size - 1, size);
+    snprintf(want, sizeof want, "\nWITH (SELECT %s FROM stg.orders_raw WHERE _load_id = {load_id:String}) AS _pieces", pieces);
+    CHECK(strstr(pc, want) != NULL);
+    for (int b = k; b <= k + 1; b++) {
+        snprintf(want, sizeof want,
+                 ",\n     (SELECT (_topic, _partition, _offset) FROM stg.orders_raw WHERE _load_id = {load_id:String} AND "
+                 "%d < (SELECT %s FROM stg.orders_raw WHERE _load_id = {load_id:String})\n         ORDER BY _topic, "
+                 "_partition, _offset LIMIT 1 OFFSET (SELECT intDiv(count() * %d, %s) FROM stg.orders_raw WHERE "
+                 "_load_id = {load_id:String})) AS %s",
+                 b, pieces, b, pieces, b == k ? "_from" : "_to");
+        CHECK_EQ_INT(count(pc, want), b == k ? k > 0 : k + 1 < np);
+    }
+    freeze_cond(cond, sizeof cond, k, np);
+    snprintf(want, sizeof want, "\n     WHERE _load_id = {load_id:String}%s AND {load_id:String} NOT IN ", cond);
+    CHECK(strstr(pc, want) != NULL);
+    snprintf(want, sizeof want, "\n       AND (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset FROM "
+             "ods.order_manifest WHERE _load_id = {load_id:String}%s)\n", cond);
+    CHECK(strstr(pc, want) != NULL);
+    CHECK_EQ_INT(count(pc, cond), 2);
+    /* the count for _pieces, three reads for each bound, the rows */
+    CHECK_EQ_INT(count(pc, "stg.orders_raw"), 2 + 3 * ((k > 0) + (k + 1 < np)));
+    CHECK(ends(pc, "\n     ORDER BY _topic, _partition, _offset, _load_ts\n     LIMIT 1 BY _topic, _partition, _offset));"));
+}
+
+/* The freeze (statement 4): np INSERTs, each a piece (check_freeze_piece), after a comment line
+ * saying when it holds something. */
+static void check_freeze(const char *st4, int np, unsigned size)
+{
+    CHECK_EQ_INT(count(st4, "INSERT INTO "), np);
+    const char *p = st4;
+    CHECK(starts(st4, "INSERT INTO "));
+    for (int k = 0; k < np && p; k++) {
+        char head[160];
+        const char *e = NULL;
+        if (k + 1 < np) {
+            snprintf(head, sizeof head, ";\n-- piece %d (empty unless the load holds more than %d x %u staged rows)\n",
+                     k + 2, k + 1, size);
+            e = strstr(p, head);
+            CHECK(e != NULL);
+        } else {
+            e = p + strlen(p) - 1;
+        }
+        char *pc = e ? strndup(p, (size_t)(e + 1 - p)) : NULL;
+        if (pc)
+            check_freeze_piece(pc, k, np, size);
+        free(pc);
+        p = e && k + 1 < np ? e + strlen(head) : NULL;
+    }
+}
+
 /* What every transition holds, in any mode: the statements in order, each doing what its
  * heading says; the lease checked where it must be; the ledger guard on every writing
  * statement; the messages; the sources; time. */
@@ -482,8 +550,8 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
              "{load_id:String}, now64(3, 'UTC'),\n", loads);
     CHECK(starts(st[10], want));
     for (int k = 1; k <= NSTMT; k++)
-        if (k != 9)
-            CHECK_EQ_INT(count(st[k], "INSERT INTO "), k == 4 || k == 5 || (k >= 7 && k <= 10));
+        if (k != 9 && k != 4) /* their pieces: check_gate, check_freeze */
+            CHECK_EQ_INT(count(st[k], "INSERT INTO "), k == 5 || (k >= 7 && k <= 10));
 
     /* The lease: statement 1 finds it free, its table absent (or names its holder, or nobody,
      * and how to clear it); every statement from 3 to 11 but the housekeeping (it needs none,
@@ -493,7 +561,7 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
     CHECK(strstr(st[1], "if(NOT match({load_id:String}, '^[A-Za-z0-9][A-Za-z0-9._:+/-]{0,127}$'),\n") != NULL);
     for (int k = 1; k <= NSTMT; k++) {
         int lease = k >= 3 && k <= 11 && k != 6;
-        if (k == 9) /* each INSERT of the gate checks it */
+        if (k == 9 || k == 4) /* each INSERT of the gate and of the freeze checks it */
             lease = DDL_GATE_PIECES;
         CHECK_EQ_INT(count(st[k], "does not hold the lease"), lease);
         CHECK_EQ_INT(count(st[k], "(SELECT count() FROM ods.order_lease_v WHERE _load_id = {load_id:String}) = 1"), lease);
@@ -507,7 +575,7 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
     static const int guards[NSTMT + 1] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 5, 2, 0, 0};
     for (int k = 1; k <= NSTMT; k++) {
         int want_n = k == 9 && m.every ? 3 : guards[k]; /* no prior in every mode */
-        if (k == 9) /* in each INSERT of the gate */
+        if (k == 9 || k == 4) /* in each INSERT of the gate and of the freeze */
             want_n *= DDL_GATE_PIECES;
         if (count(st[k], guard) != want_n)
             fprintf(stderr, "statement %d: %d ledger guards, want %d\n", k, count(st[k], guard), want_n);
@@ -526,8 +594,8 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
 
     /* Messages: each names its statement, "transition K/12: " */
     static const int msgs[NSTMT + 1] = {0, -1, 0, -1, 1, -1, 0, 1, -1, -1, -1, 1, 0};
-    for (int k = 1; k <= NSTMT; k++)
-        check_messages(st[k], "transition", k, NSTMT, msgs[k]);
+    for (int k = 1; k <= NSTMT; k++) /* the freeze's: one in each piece */
+        check_messages(st[k], "transition", k, NSTMT, k == 4 ? DDL_GATE_PIECES : msgs[k]);
 
     /* 1 and 3 check the staging alike (3 again under the lease): the same SQL, each with its
      * own messages (which may say more in 3: the run keeps the lease) */
@@ -609,13 +677,9 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
         if (k != 4)
             CHECK(!strstr(st[k], "order_wire_"));
 
-    /* the freeze: each message once, the first received of its copies; a freeze cut short is
-     * completed by the rerun (coordinates already in the manifest skipped) */
-    CHECK(strstr(st[4], "\n     ORDER BY _topic, _partition, _offset, _load_ts\n     LIMIT 1 BY _topic, _partition, _offset));") !=
-          NULL);
-    CHECK(strstr(st[4], "AND (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset FROM "
-                        "ods.order_manifest WHERE _load_id = {load_id:String})\n") != NULL);
-    CHECK_EQ_INT(count(st[4], "stg.orders_raw"), 1);
+    /* the freeze: each message once, the first received of its copies, in pieces; a freeze cut
+     * short is completed by the rerun (coordinates already in the manifest skipped) */
+    check_freeze(st[4], DDL_GATE_PIECES, DDL_PIECE_SIZE);
 
     /* the seal counts the staged rows and the manifest's messages */
     CHECK(strstr(st[5], "FROM (SELECT count() AS n FROM stg.orders_raw WHERE _load_id = {load_id:String}) AS s,\n"
@@ -775,8 +839,8 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
           strstr(st[9], "distributed_foreground_insert = 1"));
 }
 
-/* --gate-pieces and --piece-size: the gate is that many INSERTs, cut by that many messages;
- * nothing else changes. */
+/* --gate-pieces and --piece-size: the gate is that many INSERTs, cut by that many messages, and
+ * the freeze that many, cut by that many staged rows; nothing else changes. */
 static void test_transition_gate_options(void)
 {
     for (int every = 0; every <= 1; every++) {
@@ -790,9 +854,11 @@ static void test_transition_gate_options(void)
             return;
         }
         check_gate(st[9], m, 3, 7);
+        check_freeze(st[4], 3, 7);
         CHECK(strstr(s, "; in up to 3 pieces of about 7 messages (ranges of _bucket)") != NULL);
+        CHECK(strstr(s, "; in up to 3 pieces of about 7 staged rows (ranges of their coordinates)") != NULL);
         for (int k = 1; k <= NSTMT; k++)
-            if (k != 9)
+            if (k != 9 && k != 4)
                 CHECK_EQ_STR(st[k], sd[k]);
         /* the first piece of the default is the same INSERT but for its figures */
         char *a = strndup(st[9], strcspn(st[9], ";")), *b = strndup(sd[9], strcspn(sd[9], ";"));
@@ -826,14 +892,14 @@ static void test_transition_default(void)
 
     /* the freeze: one order_wire_parse call a message gives its class and typed fields; raw is
      * kept for rejected messages only (the errors table takes it from the manifest) */
-    CHECK_EQ_INT(count(s, "order_wire_parse(raw)"), 1);
-    CHECK_EQ_INT(count(st[4], "FROM (SELECT *, order_wire_parse(raw) AS _w FROM\n"), 1);
+    CHECK_EQ_INT(count(s, "order_wire_parse(raw)"), DDL_GATE_PIECES); /* once in each piece */
+    CHECK_EQ_INT(count(st[4], "FROM (SELECT *, order_wire_parse(raw) AS _w FROM\n"), DDL_GATE_PIECES);
     CHECK_EQ_INT(count(s, "order_wire_class"), 0);
     char want[4096];
     size_t n = (size_t)snprintf(want, sizeof want, "_load_ts, _raw_hash, error_class, raw");
     for (size_t i = 0; i < WIRE_NFIELDS; i++)
         n += (size_t)snprintf(want + n, sizeof want - n, ", %s", WIRE_FIELDS[i].name);
-    snprintf(want + n, sizeof want - n, ", _hashdiff, _bucket)\nSELECT ");
+    snprintf(want + n, sizeof want - n, ", _hashdiff, _bucket)\nWITH (SELECT ");
     CHECK(strstr(st[4], want) != NULL);
     /* _bucket: cityHash64 of the typed order_id of an accepted message, 0 of a rejected one */
     n = (size_t)snprintf(want, sizeof want, ", _w.class, if(_w.class != '', raw, '')");
@@ -974,8 +1040,8 @@ static void test_transition_typing_sql(void)
             }
             check_common(s, st, m);
             CHECK_EQ_INT(count(s, "order_wire_parse"), 0);
-            CHECK_EQ_INT(count(s, "order_wire_class(raw)"), 1);
-            CHECK(strstr(st[4], ", _raw_hash, error_class, raw, _bucket)\nSELECT ") != NULL);
+            CHECK_EQ_INT(count(s, "order_wire_class(raw)"), DDL_GATE_PIECES);
+            CHECK(strstr(st[4], ", _raw_hash, error_class, raw, _bucket)\nWITH (SELECT ") != NULL);
             /* _bucket of the order_id the gate types: the gate's expression, on accepted messages */
             CHECK(strstr(st[4], "_load_ts, _raw_hash, _c, raw, if(_c = '', cityHash64(CAST(if(JSONType(raw, 'order_id') = "
                                 "'String', JSONExtractString(raw, 'order_id'), NULL) AS String)) % 256, 0)\nFROM (SELECT *, "
