@@ -109,12 +109,12 @@ WRAP
         [[ $stderr_text == *" 9/12 accepted messages, "*"; in up to $want piece"*" of about "* ]] || { echo "$cut: $stderr_text"; return 1; }
         [ "$(dump db | md5sum)" = "$(if [ -z "$cut" ]; then dump db | md5sum | tee first.md5; else cat first.md5; fi)" ]
         # 15 queries: the count (not with --gate-pieces), 12 statements, the lease's time, the
-        # ledger row; statement 9 as a file when longer than 32 KiB (16 INSERTs and more), else
-        # all as arguments
+        # ledger row; statements 4 and 9 as files when longer than 32 KiB (16 INSERTs each and
+        # more), else all as arguments
         [ "$(wc -l <how.txt)" -eq "$([[ $cut == --gate-pieces* ]] && echo 14 || echo 15)" ] || { echo "$cut:"; cat how.txt; return 1; }
         if [ "$want" -ge 16 ]; then
-            [ "$(grep -c '^file ' how.txt)" -eq 1 ]
-            [ "$(awk '$1 == "file" { print $2 }' how.txt)" -gt 32768 ]
+            [ "$(grep -c '^file ' how.txt)" -eq 2 ]
+            [ "$(awk '$1 == "file" && $2 > 32768' how.txt | wc -l)" -eq 2 ]
         else
             [ "$(grep -c '^file ' how.txt)" -eq 0 ]
         fi
