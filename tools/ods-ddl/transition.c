@@ -375,6 +375,38 @@ static void st_staging(tr *t)
     check_statement(t, TR_STAGING, checks_problem);
 }
 
+/* The freeze and the gate run as at most pieces_max INSERTs of about piece_rows rows each
+ * (--gate-pieces, --piece-size). */
+static int pieces_max(const tr *t)
+{
+    return t->o->gate_pieces ? (int)t->o->gate_pieces : DDL_GATE_PIECES;
+}
+
+static unsigned piece_rows(const tr *t)
+{
+    return t->o->piece_size ? t->o->piece_size : DDL_PIECE_SIZE;
+}
+
+/* A piece writer: INSERT k of at most np, for about m rows each. */
+typedef void piece_fn(tr *t, int k, int np, unsigned m);
+
+/* The pieces of a statement cut like the freeze and the gate: the end of its heading (how many
+ * pieces of how many ROWS, cut by HOW), then at most --gate-pieces INSERTs of about --piece-size
+ * ROWS each, every one after the first behind a comment saying when it holds something; then the
+ * blank line that ends the statement. */
+static void each_piece(tr *t, const char *rows, const char *how, piece_fn *piece)
+{
+    unsigned m = piece_rows(t);
+    int np = pieces_max(t);
+    P(t, "; in up to %d piece%s of about %u %s (%s), one INSERT each\n", np, np == 1 ? "" : "s", m, rows, how);
+    for (int k = 0; k < np; k++) {
+        if (k > 0)
+            P(t, "-- piece %d (empty unless the load holds more than %d x %u %s)\n", k + 1, k, m, rows);
+        piece(t, k, np, m);
+    }
+    P(t, "\n");
+}
+
 /* The scalar first staged coordinates of the load's piece k, or NULL when the piece is empty
  * (k at or past _pieces: then nothing is read). Staging is sorted by the load and these, so
  * the engine reads the coordinates in order up to the piece's first row. */
@@ -474,19 +506,10 @@ static void freeze_piece(tr *t, int k, int np, unsigned m)
  * two pieces both cover is frozen once (the manifest's coordinates are skipped). */
 static void st_freeze(tr *t)
 {
-    unsigned m = t->o->piece_size ? t->o->piece_size : DDL_PIECE_SIZE;
-    int np = t->o->gate_pieces ? (int)t->o->gate_pieces : DDL_GATE_PIECES;
     P(t, "-- %d. the load frozen: each staged message once (the first received of its copies), classified%s, "
-         "into the manifest; in up to %d piece%s of about %u staged rows (ranges of their coordinates), one INSERT "
-         "each\n",
-      TR_FREEZE, !t->o->typing_sql ? ", typed and hashed (_hashdiff) by one order_wire_parse call" : "", np,
-      np == 1 ? "" : "s", m);
-    for (int k = 0; k < np; k++) {
-        if (k > 0)
-            P(t, "-- piece %d (empty unless the load holds more than %d x %u staged rows)\n", k + 1, k, m);
-        freeze_piece(t, k, np, m);
-    }
-    P(t, "\n");
+         "into the manifest",
+      TR_FREEZE, !t->o->typing_sql ? ", typed and hashed (_hashdiff) by one order_wire_parse call" : "");
+    each_piece(t, "staged rows", "ranges of their coordinates", freeze_piece);
 }
 
 /* 5: the seal. Refused when a row was staged while the manifest was being written (the rerun
@@ -659,12 +682,10 @@ _Static_assert(DDL_BUCKETS == 256, "BUCKET_OF_ORDER names the number of buckets"
 
 /* One piece of the gate: the load's buckets [_lo, _hi), piece k of _pieces (at most the
  * gate's INSERTs, about piece_size messages each, from the seal's count). */
-static void gate_piece(tr *t, int k)
+static void gate_piece(tr *t, int k, int np, unsigned m)
 {
     const char *D = t->D;
     int every = t->o->store_every;
-    unsigned m = t->o->piece_size ? t->o->piece_size : DDL_PIECE_SIZE;
-    int np = t->o->gate_pieces ? (int)t->o->gate_pieces : DDL_GATE_PIECES;
     P(t, "INSERT INTO %s.order_gate (", D);
     sqlw_store_names(&t->st, t->out);
     P(t, ", _topic, _partition, _offset, _fate, _put_hot, _put_stale, _put_fate)\nSETTINGS %sjoin_use_nulls = 0\n",
@@ -768,18 +789,10 @@ static void gate_piece(tr *t, int k)
  * memory holds one piece. How a run or a rerun cuts the load does not change a fate. */
 static void st_gate(tr *t)
 {
-    unsigned m = t->o->piece_size ? t->o->piece_size : DDL_PIECE_SIZE;
-    int np = t->o->gate_pieces ? (int)t->o->gate_pieces : DDL_GATE_PIECES;
     P(t, "-- %d. accepted messages, typed, from the manifest through the gate: stored versions into the hot table "
-         "(not visible before the commit)%s, every fate into order_fates; in up to %d piece%s of about %u messages "
-         "(ranges of _bucket), one INSERT each\n",
-      TR_GATE, t->o->store_every ? "" : ", stale messages into order_snapshot_stale", np, np == 1 ? "" : "s", m);
-    for (int k = 0; k < np; k++) {
-        if (k > 0)
-            P(t, "-- piece %d (empty unless the load holds more than %d x %u messages)\n", k + 1, k, m);
-        gate_piece(t, k);
-    }
-    P(t, "\n");
+         "(not visible before the commit)%s, every fate into order_fates",
+      TR_GATE, t->o->store_every ? "" : ", stale messages into order_snapshot_stale");
+    each_piece(t, "messages", "ranges of _bucket", gate_piece);
 }
 
 /* ", sum(_c0) AS c0" (outer) or ", countIf(error_class = 'not_an_object') AS _c0" (inner) and

@@ -403,18 +403,23 @@ static void check_gate_piece(const char *pc, mode m, int k, int np, unsigned siz
     CHECK_EQ_INT(count(pc, bucket), m.every ? 1 : 2);
 }
 
-/* The gate (statement 9): np INSERTs, each a piece (check_gate_piece), after a comment line
- * saying when it holds something. */
-static void check_gate(const char *st9, mode m, int np, unsigned size)
+/* A piece checker: INSERT k of np, of about size rows each, in mode m. */
+typedef void piece_check(const char *pc, mode m, int k, int np, unsigned size);
+
+/* A statement cut in pieces (the freeze, the gate): np INSERTs, each checked by check, every one
+ * after the first behind a comment line saying when it holds something (more than k x size
+ * ROWS). */
+static void check_pieces(const char *st, mode m, int np, unsigned size, const char *rows, piece_check *check)
 {
-    CHECK_EQ_INT(count(st9, "INSERT INTO "), np);
-    const char *p = st9;
+    CHECK_EQ_INT(count(st, "INSERT INTO "), np);
+    CHECK(starts(st, "INSERT INTO "));
+    const char *p = st;
     for (int k = 0; k < np && p; k++) {
         char head[160];
         const char *e = NULL;
         if (k + 1 < np) {
-            snprintf(head, sizeof head, ";\n-- piece %d (empty unless the load holds more than %d x %u messages)\n",
-                     k + 2, k + 1, size);
+            snprintf(head, sizeof head, ";\n-- piece %d (empty unless the load holds more than %d x %u %s)\n",
+                     k + 2, k + 1, size, rows);
             e = strstr(p, head);
             CHECK(e != NULL);
         } else {
@@ -422,10 +427,16 @@ static void check_gate(const char *st9, mode m, int np, unsigned size)
         }
         char *pc = e ? strndup(p, (size_t)(e + 1 - p)) : NULL;
         if (pc)
-            check_gate_piece(pc, m, k, np, size);
+            check(pc, m, k, np, size);
         free(pc);
         p = e && k + 1 < np ? e + strlen(head) : NULL;
     }
+}
+
+/* The gate (statement 9): its pieces, ranges of _bucket. */
+static void check_gate(const char *st9, mode m, int np, unsigned size)
+{
+    check_pieces(st9, m, np, size, "messages", check_gate_piece);
 }
 
 /* " AND <piece k of np of the freeze>", as the freeze bounds both staging and the manifest */
@@ -442,8 +453,9 @@ static void freeze_cond(char *out, size_t cap, int k, int np)
 /* One INSERT of the freeze (statement 4), piece k of np: the staged rows of its range of
  * coordinates, less the manifest's coordinates in the same range; its bounds are the staged
  * coordinates at k/np and (k+1)/np of the load, read in staging's order. */
-static void check_freeze_piece(const char *pc, int k, int np, unsigned size)
+static void check_freeze_piece(const char *pc, mode m, int k, int np, unsigned size)
 {
+    (void)m;
     char want[1024], cond[256], pieces[160];
     CHECK(starts(pc, "INSERT INTO ods.order_manifest (_load_id, "));
     snprintf(pieces, sizeof pieces, "greatest(1, least(%d, intDiv(count() + %u, %u)))", np, size - 1, size);
@@ -470,30 +482,10 @@ static void check_freeze_piece(const char *pc, int k, int np, unsigned size)
     CHECK(ends(pc, "\n     ORDER BY _topic, _partition, _offset, _load_ts\n     LIMIT 1 BY _topic, _partition, _offset));"));
 }
 
-/* The freeze (statement 4): np INSERTs, each a piece (check_freeze_piece), after a comment line
- * saying when it holds something. */
+/* The freeze (statement 4): its pieces, ranges of staged coordinates (the same in every mode). */
 static void check_freeze(const char *st4, int np, unsigned size)
 {
-    CHECK_EQ_INT(count(st4, "INSERT INTO "), np);
-    const char *p = st4;
-    CHECK(starts(st4, "INSERT INTO "));
-    for (int k = 0; k < np && p; k++) {
-        char head[160];
-        const char *e = NULL;
-        if (k + 1 < np) {
-            snprintf(head, sizeof head, ";\n-- piece %d (empty unless the load holds more than %d x %u staged rows)\n",
-                     k + 2, k + 1, size);
-            e = strstr(p, head);
-            CHECK(e != NULL);
-        } else {
-            e = p + strlen(p) - 1;
-        }
-        char *pc = e ? strndup(p, (size_t)(e + 1 - p)) : NULL;
-        if (pc)
-            check_freeze_piece(pc, k, np, size);
-        free(pc);
-        p = e && k + 1 < np ? e + strlen(head) : NULL;
-    }
+    check_pieces(st4, (mode){0}, np, size, "staged rows", check_freeze_piece);
 }
 
 /* What every transition holds, in any mode: the statements in order, each doing what its
