@@ -420,16 +420,30 @@ static void freeze_bound(tr *t, int k, int np, unsigned m)
       S, k, np, m - 1, m, S, k, np, m - 1, m, S);
 }
 
+/* " OR (coordinates OP bound)" written out key by key, which the primary key's index reads (a
+ * tuple comparison it does not): the bound a scalar, NULL reading as no bound. */
+static void coords_vs(tr *t, const char *b, const char *lt, const char *last)
+{
+    P(t, "(%s IS NULL OR _topic %s assumeNotNull(%s).1 OR (_topic = assumeNotNull(%s).1 AND (_partition %s "
+         "assumeNotNull(%s).2 OR (_partition = assumeNotNull(%s).2 AND _offset %s assumeNotNull(%s).3))))",
+      b, lt, b, b, lt, b, b, last, b);
+}
+
 /* " AND the coordinates in piece k": from its first coordinates (none for the first piece) to
  * the next piece's (none for the last); a bound that reads as NULL bounds nothing, so that no
  * row can fall outside every piece for want of one. */
 static void in_freeze_piece(tr *t, int k, int np)
 {
     P(t, " AND %d < _pieces", k);
-    if (k > 0)
-        P(t, " AND ifNull((" COORDS ") >= _from, 1)");
-    if (k + 1 < np)
-        P(t, " AND (%d >= _pieces OR ifNull((" COORDS ") < _to, 1))", k + 1);
+    if (k > 0) {
+        P(t, "\n         AND ");
+        coords_vs(t, "_from", ">", ">=");
+    }
+    if (k + 1 < np) {
+        P(t, "\n         AND (%d >= _pieces OR ", k + 1);
+        coords_vs(t, "_to", "<", "<");
+        P(t, ")");
+    }
 }
 
 /* One piece of the freeze: the load's staged rows whose coordinates are in piece k of _pieces

@@ -439,14 +439,21 @@ static void check_gate(const char *st9, mode m, int np, unsigned size)
     check_pieces(st9, m, np, size, "messages", check_gate_piece);
 }
 
-/* " AND <piece k of np of the freeze>", as the freeze bounds both staging and the manifest */
+/* " AND <piece k of np of the freeze>", as the freeze bounds both staging and the manifest: the
+ * coordinates compared key by key, so that staging's primary key index reads the bounds */
 static void freeze_cond(char *out, size_t cap, int k, int np)
 {
     int n = snprintf(out, cap, " AND %d < _pieces", k);
     if (k > 0)
-        n += snprintf(out + n, cap - (size_t)n, " AND ifNull((_topic, _partition, _offset) >= _from, 1)");
+        n += snprintf(out + n, cap - (size_t)n,
+                      "\n         AND (_from IS NULL OR _topic > assumeNotNull(_from).1 OR (_topic = assumeNotNull(_from).1 "
+                      "AND (_partition > assumeNotNull(_from).2 OR (_partition = assumeNotNull(_from).2 AND _offset >= "
+                      "assumeNotNull(_from).3))))");
     if (k + 1 < np)
-        snprintf(out + n, cap - (size_t)n, " AND (%d >= _pieces OR ifNull((_topic, _partition, _offset) < _to, 1))",
+        snprintf(out + n, cap - (size_t)n,
+                 "\n         AND (%d >= _pieces OR (_to IS NULL OR _topic < assumeNotNull(_to).1 OR (_topic = "
+                 "assumeNotNull(_to).1 AND (_partition < assumeNotNull(_to).2 OR (_partition = assumeNotNull(_to).2 AND "
+                 "_offset < assumeNotNull(_to).3)))))",
                  k + 1);
 }
 
@@ -456,7 +463,7 @@ static void freeze_cond(char *out, size_t cap, int k, int np)
 static void check_freeze_piece(const char *pc, mode m, int k, int np, unsigned size)
 {
     (void)m;
-    char want[1024], cond[256], pieces[160];
+    char want[2048], cond[1024], pieces[160];
     CHECK(starts(pc, "INSERT INTO ods.order_manifest (_load_id, "));
     snprintf(pieces, sizeof pieces, "greatest(1, least(%d, intDiv(count() + %u, %u)))", np, size - 1, size);
     snprintf(want, sizeof want, "\nWITH (SELECT %s FROM stg.orders_raw WHERE _load_id = {load_id:String}) AS _pieces", pieces);
