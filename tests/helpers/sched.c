@@ -1162,8 +1162,9 @@ static int compare_state(const char *expected, const char *actual, int noview, b
 /* steps: what the generator plans and the executor runs */
 typedef struct {
     int op, load, load2, a, b, delay, table, solo, proc;
-    int from_spawn;      /* kill: the delay counts from the spawn (1), from the end of the gate's first
-                          * INSERT (2), or from the statement's start (0) */
+    int from_spawn;      /* kill: the delay counts from the spawn (1), from the end of the first INSERT
+                          * of a statement in pieces, the freeze or the gate (2), or from the
+                          * statement's start (0) */
     int nrows, kinds[8]; /* stage: how many rows, and what kind each is (R_...) */
     int row0;            /* stage: its rows in g_row, once generated */
     /* outcome */
@@ -1611,7 +1612,7 @@ static int g_kills[4], g_unsure, g_pred_fail;
 #define NOPS ((int)(sizeof OP_NAME / sizeof OP_NAME[0]))
 enum { CV_OP = 0, CV_FAIL_AT = CV_OP + 8, CV_KILL_TOOK = CV_FAIL_AT + NSTMT + 1, CV_KILL_NOT = CV_KILL_TOOK + NSTMT + 1,
        CV_STORED = CV_KILL_NOT + NSTMT + 1, CV_UNCHANGED, CV_STALE, CV_REDELIVERED, CV_REJECTED, CV_MOVED, CV_TAKEN,
-       CV_FAULT, CV_KILL_PIECE, CV_N };
+       CV_FAULT, CV_KILL_PIECE, CV_KILL_PIECE4, CV_N };
 _Static_assert(CV_FAIL_AT - CV_OP >= NOPS, "a coverage counter per operation");
 static long g_cov[CV_N];
 
@@ -1819,14 +1820,12 @@ static uint64_t g_seed_now;
 
 static int run_chlocal_once(const char *sql, const char *errpath, double kill_after, int from_spawn, int *killed,
                             double *elapsed);
-/* How many times the output file must grow (markers written) before a kill's delay starts: 1,
- * or 2 for a kill aimed after the gate's first INSERT (a marker before the statement, one after
- * that INSERT). */
-static int g_arm_growths = 1;
 
 /* Runs chlocal on a queries file. kill_after > 0: SIGKILL (its process group) that many seconds
  * after the output file grew (the marker written just before the statement to kill: the engine's
- * start-up time varies too much to aim from the spawn), or after the spawn when from_spawn.
+ * start-up time varies too much to aim from the spawn), or after the spawn when from_spawn is 1,
+ * or after the output's second growth when it is 2 (a marker after the first INSERT of a
+ * statement in pieces).
  * An engine fault (engine_fault) runs the process again, its stderr kept as ERRPATH.faultN.
  * Returns the wait status; *killed when it was killed. */
 static int run_chlocal(const char *sql, const char *errpath, double kill_after, int from_spawn, int *killed,
@@ -1871,7 +1870,10 @@ static int run_chlocal_once(const char *sql, const char *errpath, double kill_af
     setpgid(pid, pid);
     *killed = 0;
     int st = 0;
-    double armed = kill_after > 0 && from_spawn ? t0 : 0;
+    double armed = kill_after > 0 && from_spawn == 1 ? t0 : 0;
+    /* the output must grow (markers written) this many times before the delay starts: a marker
+     * before the statement, and for from_spawn 2 one after its first INSERT */
+    int arm_growths = from_spawn == 2 ? 2 : 1;
     long size0 = file_size(g_out), last = size0;
     int grown = 0;
     for (;;) {
@@ -1890,7 +1892,7 @@ static int run_chlocal_once(const char *sql, const char *errpath, double kill_af
             grown++;
             last = sz;
         }
-        if (kill_after > 0 && armed == 0 && (grown >= g_arm_growths || now - t0 > 10))
+        if (kill_after > 0 && armed == 0 && (grown >= arm_growths || now - t0 > 10))
             armed = now;
         if ((armed > 0 && now - armed >= kill_after) || now - t0 > 600) {
             kill(-pid, SIGKILL);
@@ -2377,9 +2379,10 @@ static int do_kill(int i)
     double dur = g_dur_est[k] > 0 ? g_dur_est[k] : 0.05;
     int from_spawn = pct(5);
     double d = from_spawn ? (double)range(10, 150) / 1000.0 : (double)range(0, 120) / 100.0 * dur;
-    /* the gate in two INSERTs or more: half its kills count from the end of the first, so that
-     * some land between two pieces (counted from the statement's start, almost none did) */
-    const char *piece2 = k == 9 ? strstr(g_stmt[k], "\n-- piece 2 ") : NULL;
+    /* a statement in two INSERTs or more (the freeze, the gate): half its kills count from the
+     * end of the first, so that some land between two pieces (counted from the statement's
+     * start, almost none did) */
+    const char *piece2 = strstr(g_stmt[k], "\n-- piece 2 ");
     if (!from_spawn && piece2 && pct(50)) {
         from_spawn = 2;
         d = (double)range(0, 100) / 100.0 * dur / 2;
@@ -2415,9 +2418,7 @@ static int do_kill(int i)
     int killed;
     double el;
     double cpu0 = g_cpu;
-    g_arm_growths = from_spawn == 2 ? 2 : 1;
-    int st = run_chlocal(sqlpath, errpath, d, from_spawn == 1, &killed, &el);
-    g_arm_growths = 1;
+    int st = run_chlocal(sqlpath, errpath, d, from_spawn, &killed, &el);
     g_cpu_kind[2] += g_cpu - cpu0;
     g_nproc_kind[2]++;
     cpu0 = g_cpu;
@@ -2427,8 +2428,8 @@ static int do_kill(int i)
     free(out);
     s->killed = !killed ? 0 : p->k0 == 0 ? 1 : p->k1 == 0 ? 2 : 3;
     g_kills[s->killed]++;
-    /* the gate's first INSERT done, the rest cut: a load part gated */
-    g_cov[CV_KILL_PIECE] += s->killed == 2 && p->kp > 0;
+    /* the first INSERT done, the rest cut: a load part frozen or part gated */
+    g_cov[k == 4 ? CV_KILL_PIECE4 : CV_KILL_PIECE] += s->killed == 2 && p->kp > 0;
     bprintf(&g_repro, "# process %s (%.3f s, %s)\n", sqlpath, el,
             killed ? "killed" : WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "exit 0" : "exit 1");
     char why[512];
@@ -3169,7 +3170,9 @@ int main(int argc, char **argv)
     for (int k = 1; k <= NSTMT; k++)
         if (cov[CV_KILL_TOOK + k] || cov[CV_KILL_NOT + k])
             printf(" %d: %ld/%ld", k, cov[CV_KILL_TOOK + k], cov[CV_KILL_NOT + k]);
-    printf(" (9: unknown, the commit tells; %ld of them after the gate's first INSERT)", cov[CV_KILL_PIECE]);
+    printf(" (9: unknown, the commit tells; %ld of them after the gate's first INSERT; %ld inside 4 after the "
+           "freeze's first INSERT)",
+           cov[CV_KILL_PIECE], cov[CV_KILL_PIECE4]);
     printf("; ledger: stored %ld, unchanged %ld, stale %ld, redelivered %ld, rejected %ld; late rows moved %ld; "
            "committed loads taken back %ld\n",
            cov[CV_STORED], cov[CV_UNCHANGED], cov[CV_STALE], cov[CV_REDELIVERED], cov[CV_REJECTED], cov[CV_MOVED],
