@@ -407,17 +407,24 @@ static void each_piece(tr *t, const char *rows, const char *how, piece_fn *piece
     P(t, "\n");
 }
 
+/* The freeze's piece count from the load's staged rows, count(): one per m, at most np. */
+static void freeze_pieces(tr *t, int np, unsigned m)
+{
+    P(t, "greatest(1, least(%d, intDiv(count() + %u, %u)))", np, m - 1, m);
+}
+
 /* The scalar first staged coordinates of the load's piece k, or NULL when the piece is empty
  * (k at or past _pieces: then nothing is read). Staging is sorted by the load and these, so
  * the engine reads the coordinates in order up to the piece's first row. */
 static void freeze_bound(tr *t, int k, int np, unsigned m)
 {
     const char *S = t->S;
-    P(t, "(SELECT (" COORDS ") FROM %s.orders_raw WHERE _load_id = {load_id:String} AND %d < (SELECT "
-         "greatest(1, least(%d, intDiv(count() + %u, %u))) FROM %s.orders_raw WHERE _load_id = {load_id:String})\n"
-         "         ORDER BY " COORDS " LIMIT 1 OFFSET (SELECT intDiv(count() * %d, greatest(1, least(%d, "
-         "intDiv(count() + %u, %u)))) FROM %s.orders_raw WHERE _load_id = {load_id:String}))",
-      S, k, np, m - 1, m, S, k, np, m - 1, m, S);
+    P(t, "(SELECT (" COORDS ") FROM %s.orders_raw WHERE _load_id = {load_id:String} AND %d < (SELECT ", S, k);
+    freeze_pieces(t, np, m);
+    P(t, " FROM %s.orders_raw WHERE _load_id = {load_id:String})\n"
+         "         ORDER BY " COORDS " LIMIT 1 OFFSET (SELECT intDiv(count() * %d, ", S, k);
+    freeze_pieces(t, np, m);
+    P(t, ") FROM %s.orders_raw WHERE _load_id = {load_id:String}))", S);
 }
 
 /* " OR (coordinates OP bound)" written out key by key, which the primary key's index reads (a
@@ -461,9 +468,9 @@ static void freeze_piece(tr *t, int k, int np, unsigned m)
             P(t, ", %s", WIRE_FIELDS[i].name);
         P(t, ", _hashdiff");
     }
-    P(t, ", _bucket)\nWITH (SELECT greatest(1, least(%d, intDiv(count() + %u, %u))) FROM %s.orders_raw WHERE _load_id = "
-         "{load_id:String}) AS _pieces",
-      np, m - 1, m, S);
+    P(t, ", _bucket)\nWITH (SELECT ");
+    freeze_pieces(t, np, m);
+    P(t, " FROM %s.orders_raw WHERE _load_id = {load_id:String}) AS _pieces", S);
     if (k > 0) {
         P(t, ",\n     ");
         freeze_bound(t, k, np, m);
