@@ -7,8 +7,14 @@
 # start is: the engine starts them inside the query). Side by side in each rep: the parse alone
 # (SELECT order_wire_parse(raw) ... FORMAT Null over the staged load, the anchor), the
 # classifier alone, isValidJSON, the protocol floor (tests/helpers/proto_floor --string: the
-# same protocol as the classifier, no work per row) and the native predicate
-# (tests/sql/native_wire_class.sql).
+# same protocol as the classifier, no work per row), the validation floor (proto_floor --validate:
+# that protocol and simdjson's DOM validation of each message, the parser isValidJSON runs, so
+# the least any every-byte check through a UDF can cost) and the native predicate
+# (tests/sql/native_wire_class.sql). And the transition's floor, on another fresh copy: the
+# freeze's INSERT with nothing but the parse (no copies dropped, no guard, no rerun set, one
+# piece), then every accepted message from the manifest into the gate as stored, through its
+# views into the hot table and the fates (no prior, no window, no guard): what any transition
+# that parses once, keeps a manifest and records each message's fate must write.
 # Reported: the median per statement and of the sum; the ratio is the anchor's time over the
 # row's (below 1: slower than the parse alone). Goals (issue 25): the whole transition within 3x
 # the parse alone; the classifier within 2x isValidJSON and at least 8x faster than the native
@@ -43,6 +49,16 @@ ch --path "$base" --param_load_id=L1 -q "$("$BIN/ods-ddl" stage --source bench -
 staged=$(ch --path "$base" -q "SELECT count() FROM stg.orders_raw")
 [ "$staged" -eq "$n" ] || die "staged $staged rows, want $n"
 native=$(cat "$ROOT/tests/sql/native_wire_class.sql")
+# the floor's two INSERTs, their column lists and the freeze's SELECT list taken from the
+# transition's own text
+floor_freeze="$(stmt 4 | grep -m1 '^INSERT INTO ods.order_manifest ')
+$(stmt 4 | grep -m1 '^SELECT _load_id, ')
+FROM (SELECT *, order_wire_parse(raw) AS _w FROM
+$(stmt 4 | grep -m1 -E '^ +\(SELECT raw, ' | sed -E 's/^ +//') WHERE _load_id = 'L1'))"
+floor_gate="$(stmt 9 | grep -m1 '^INSERT INTO ods.order_gate ')
+SELECT order_id, user_id, status, created_at, updated_at, items_total, discount, delivery, total, items, snapshot_date,
+    _hashdiff, _load_id, _load_ts, _topic, _partition, _offset, 'stored', 1, 0, 1
+FROM ods.order_manifest WHERE _load_id = 'L1' AND error_class = ''"
 
 # qtime NAME ARGS...: bench_qtime in the run directory; its time is added to NAME's, and a
 # statement's peak RSS (the process's; the UDF processes' are not in it) kept as the whole's
@@ -67,7 +83,13 @@ for ((r = 1; r <= reps; r++)); do
     qtime valid --path "$base" -q "SELECT isValidJSON(raw) FROM stg.orders_raw FORMAT Null"
     qtime floor --path "$base" --udf-dir "$BUILD/tests/user_scripts" --udf-config "$ROOT/tests/helpers/floor_function.xml" \
         -q "SELECT proto_floor_string(raw) FROM stg.orders_raw FORMAT Null"
+    qtime dom --path "$base" --udf-dir "$BUILD/tests/user_scripts" --udf-config "$ROOT/tests/helpers/floor_function.xml" \
+        -q "SELECT proto_floor_validate(raw) FROM stg.orders_raw FORMAT Null"
     qtime native --path "$base" -q "$native; SELECT native_wire_class(raw) FROM stg.orders_raw FORMAT Null"
+    rm -rf "$work/db"; cp -a "$base" "$work/db"
+    qtime ffreeze --path "$work/db" -q "$floor_freeze"
+    qtime fgate --path "$work/db" -q "$floor_gate"
+    [ "$(ch --path "$work/db" -q "SELECT count() FROM ods.order_snapshot_hot")" -eq "$n" ] || die "rep $r: the floor stored not $n versions"
 done
 
 sum=0
@@ -75,7 +97,9 @@ for ((k = 1; k <= nst; k++)); do
     BENCH_SECS[s$k]=$(bench_median "${times[s$k]}")
     sum=$(awk -v a="$sum" -v b="${BENCH_SECS[s$k]}" 'BEGIN {print a + b}')
 done
-for x in parse class valid floor native; do BENCH_SECS[$x]=$(bench_median "${times[$x]}"); done
+for x in parse class valid floor dom native ffreeze fgate; do BENCH_SECS[$x]=$(bench_median "${times[$x]}"); done
+BENCH_SECS[fwhole]=$(awk -v a="${BENCH_SECS[ffreeze]}" -v b="${BENCH_SECS[fgate]}" 'BEGIN {print a + b}')
+BENCH_MIB[fwhole]=$((BENCH_MIB[ffreeze] > BENCH_MIB[fgate] ? BENCH_MIB[ffreeze] : BENCH_MIB[fgate]))
 BENCH_SECS[whole]=$sum
 ratio() { awk -v a="${BENCH_SECS[$1]}" -v b="${BENCH_SECS[$2]}" 'BEGIN {printf "%.2f", (a > 0) ? b / a : 0}'; }
 bench_row "statements: the parse alone, order_wire_parse(raw) FORMAT Null, ${BENCH_SECS[parse]} s (anchor)" "$n" parse
@@ -83,7 +107,11 @@ for ((k = 1; k <= nst; k++)); do
     bench_row "statements: $k/$nst $(heading "$k"), ${BENCH_SECS[s$k]} s" "$n" "s$k" parse
 done
 bench_row "statements: the whole transition, sum of the $nst, $sum s = $(ratio parse whole)x the parse alone (goal <= 3x)" "$n" whole parse
+bench_row "statements: the floor's freeze, the parse into the manifest, ${BENCH_SECS[ffreeze]} s" "$n" ffreeze parse
+bench_row "statements: the floor's gate, the manifest into the hot table and the fates, ${BENCH_SECS[fgate]} s" "$n" fgate parse
+bench_row "statements: the transition's floor, the two, ${BENCH_SECS[fwhole]} s = $(ratio parse fwhole)x the parse alone" "$n" fwhole parse
 bench_row "statements: the classifier, order_wire_class(raw), ${BENCH_SECS[class]} s = $(ratio valid class)x isValidJSON (goal <= 2x)" "$n" class parse
 bench_row "statements: isValidJSON(raw), ${BENCH_SECS[valid]} s" "$n" valid parse
 bench_row "statements: the protocol floor, proto_floor_string(raw) (decodes each row, answers ''), ${BENCH_SECS[floor]} s = $(ratio valid floor)x isValidJSON" "$n" floor parse
+bench_row "statements: the validation floor, proto_floor_validate(raw) (that and simdjson's DOM validation), ${BENCH_SECS[dom]} s = $(ratio valid dom)x isValidJSON" "$n" dom parse
 bench_row "statements: the native predicate, ${BENCH_SECS[native]} s = $(ratio class native)x the classifier (goal >= 8x)" "$n" native parse

@@ -316,6 +316,29 @@ XML
     [ "$status" -eq 2 ]
 }
 
+# The classifier's validation floor in bench 90 must validate what the engine's isValidJSON does,
+# or it floors nothing: every generated value whole, then cut at a third and at two thirds.
+@test "proto_floor --validate: its verdict is isValidJSON's on 15 000 generated values, two thirds of them cut" {
+    "$BUILD_DIR/tests/helpers/json_gen" --seed 25 --count 5000 >in.txt
+    run_split chlocal --udf-dir "$TEST_UDFS" --udf-config "$ROOT/tests/helpers/floor_function.xml" --max_block_size=1000 \
+        -q "SELECT count(), countIf((proto_floor_validate(d) = '') = isValidJSON(d)), countIf(isValidJSON(d) = 1),
+                   countIf(proto_floor_validate(d) NOT IN ('', 'x'))
+            FROM (SELECT substring(line, 1, intDiv(length(line) * k, 3)) AS d
+                  FROM file('$PWD/in.txt', LineAsString, 'line String') ARRAY JOIN [1, 2, 3] AS k)"
+    echo "$stderr_text"
+    [ "$status" -eq 0 ]
+    local total agree valid other
+    IFS=$'\t' read -r total agree valid other <<<"$output"
+    echo "values $total, agree $agree, valid $valid, other answers $other"
+    [ "$total" -eq 15000 ]
+    [ "$agree" -eq "$total" ]
+    [ "$valid" -ge 5000 ]
+    [ "$valid" -lt 10000 ]
+    [ "$other" -eq 0 ]
+    run_split "$TEST_UDFS/proto_floor" --validate --bogus
+    [ "$status" -eq 2 ]
+}
+
 # ---------- a wrong argument type: the engine shows the UDF's own words ----------
 
 @test "order_wire_class of a wrong type: the engine's error says what it takes and what it got" {

@@ -58,7 +58,7 @@ static void judge(const uint8_t *d, size_t n, const char *form)
         free(b);
         return;
     }
-    int obj = 0, dom = sj_dom_verdict((const char *)d, n, &obj);
+    int obj = 0, dom = sj_dom_verdict((const char *)d, n, 0, &obj);
     if (dom < 0) {
         fputs("fuzz_wire_dom: DOM out of memory\n", stderr);
         abort();

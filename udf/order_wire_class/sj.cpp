@@ -282,14 +282,14 @@ extern "C" int sj_walk(sj_parser *sp, const char *p, size_t n, const sj_visitor 
     return rc;
 }
 
-extern "C" int sj_dom_verdict(const char *p, size_t n, int *root_is_object)
+extern "C" int sj_dom_verdict(const char *p, size_t n, int padded, int *root_is_object)
 {
     // DOM validates the whole text in its stage 2, no lazy skipping: that is what makes it an
     // independent judge of the On-Demand walk. Kept between calls so a fuzz run allocates once.
     static dom::parser parser;
     dom::element root;
     *root_is_object = 0;
-    error_code e = parser.parse(p, n, true).get(root);
+    error_code e = parser.parse(p, n, !padded).get(root);
     if (e)
         return e == MEMALLOC ? -1 : 0;
     *root_is_object = root.type() == dom::element_type::OBJECT;

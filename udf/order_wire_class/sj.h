@@ -57,12 +57,13 @@ void sj_free(sj_parser *sp);
  * with depth 0. After the root, only whitespace may follow. */
 int sj_walk(sj_parser *sp, const char *p, size_t n, const sj_visitor *v, void *ctx, sj_error *err);
 
-/* Test oracle only, never used by the UDF: simdjson's DOM parser (default max depth 1024, as in
- * the engine's isValidJSON), a validator independent of the walk above, for the differential
- * fuzz target tests/fuzz/fuzz_wire_dom.c. 1 if p[0..n) (no padding needed: it copies) is one
- * JSON text, *root_is_object telling whether its root is an object; 0 if it is not; -1 out of
- * memory. Not thread-safe (one parser kept between calls). */
-int sj_dom_verdict(const char *p, size_t n, int *root_is_object);
+/* Test oracle and bench floor only, never used by the UDF: simdjson's DOM parser (default max
+ * depth 1024, as in the engine's isValidJSON), a validator independent of the walk above, for the
+ * differential fuzz target tests/fuzz/fuzz_wire_dom.c and the validation floor of
+ * tests/helpers/proto_floor. 1 if p[0..n) is one JSON text, *root_is_object telling whether its
+ * root is an object; 0 if it is not; -1 out of memory. padded: p[n .. n+SJ_PADDING) is readable
+ * and the text is parsed in place; 0: it is copied first. Not thread-safe (one parser kept). */
+int sj_dom_verdict(const char *p, size_t n, int padded, int *root_is_object);
 
 #ifdef __cplusplus
 }
