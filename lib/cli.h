@@ -1,4 +1,5 @@
-/* cli.h: the one wording every binary uses for --version and for usage errors (docs/cli.md).
+/* cli.h: what every binary's command line shares (docs/cli.md): the one wording of --version and
+ * of usage errors, and the one reading of an option's whole number (cli_whole).
  * Each usage error is exactly one line on stderr; the cli_* reporters return 2, the exit
  * status of a usage error, so a parser can `return cli_unknown_option(...)`:
  *   NAME: unknown option: --foo (try --help)
@@ -80,6 +81,28 @@ static inline int cli_option_value(const char *prog, int argc, char **argv, int 
     else
         return cli_missing_value(prog, name), -1;
     return 1;
+}
+
+/* An option's whole number: s as digits only (no sign, space or base prefix; leading zeros
+ * allowed) with a value in [lo, hi]: 0 with *v set, or -1. Overflow cannot wrap it into range. */
+static inline int cli_whole(const char *s, unsigned long long lo, unsigned long long hi,
+                            unsigned long long *v)
+{
+    unsigned long long n = 0;
+    if (!*s)
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        unsigned d = (unsigned)(*s - '0');
+        if (d > hi || n > (hi - d) / 10)
+            return -1;
+        n = n * 10 + d;
+    }
+    if (n < lo)
+        return -1;
+    *v = n;
+    return 0;
 }
 
 #endif

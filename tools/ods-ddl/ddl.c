@@ -1,6 +1,7 @@
 /* ddl_gen: the options of the SQL generator checked (names, cluster names, Kafka values) and the
  * small writers every statement shares (quoting, the contract's SQL templates). */
 #include "ddl.h"
+#include "cli.h"
 
 #include <string.h>
 #include <strings.h>
@@ -76,26 +77,19 @@ int ddl_set_modes(ddl_opts *o, const char *store, const char *typing, ddl_error 
     return 0;
 }
 
-/* s as a whole number in [1, max] (digits only), or 0 */
-static unsigned whole(const char *s, unsigned max)
-{
-    unsigned long long n = 0;
-    if (!*s || strlen(s) > 10)
-        return 0;
-    for (const char *p = s; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return 0;
-        n = n * 10 + (unsigned long long)(*p - '0');
-    }
-    return n <= max ? (unsigned)n : 0;
-}
-
 int ddl_set_gate(ddl_opts *o, const char *pieces, const char *size, ddl_error *err)
 {
-    if (pieces && !(o->gate_pieces = whole(pieces, DDL_GATE_PIECES_MAX)))
-        return set_err(err, "a whole number of pieces, 1 to 64", "--gate-pieces");
-    if (size && !(o->piece_size = whole(size, DDL_PIECE_SIZE_MAX)))
-        return set_err(err, "a whole number of messages, 1 to 1000000000", "--piece-size");
+    unsigned long long n;
+    if (pieces) {
+        if (cli_whole(pieces, 1, DDL_GATE_PIECES_MAX, &n) < 0)
+            return set_err(err, "a whole number of pieces, 1 to 64", "--gate-pieces");
+        o->gate_pieces = (unsigned)n;
+    }
+    if (size) {
+        if (cli_whole(size, 1, DDL_PIECE_SIZE_MAX, &n) < 0)
+            return set_err(err, "a whole number of messages, 1 to 1000000000", "--piece-size");
+        o->piece_size = (unsigned)n;
+    }
     return 0;
 }
 

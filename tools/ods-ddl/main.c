@@ -196,23 +196,6 @@ static const char USAGE[] =
     "Exit status: 0 SQL printed; 1 writing failed; 2 usage error (unknown option, bad name).\n"
     "example: ods-ddl schema > schema.sql && chlocal --path db --queries-file schema.sql\n";
 
-/* s as a whole number in [lo, hi] (digits only), or -1 */
-static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *v)
-{
-    unsigned long n = 0;
-    if (!*s || strlen(s) > 6)
-        return -1;
-    for (const char *p = s; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return -1;
-        n = n * 10 + (unsigned long)(*p - '0');
-    }
-    if (n < lo || n > hi)
-        return -1;
-    *v = (unsigned)n;
-    return 0;
-}
-
 /* 0, or -1 with one line on stderr (the caller exits 2). */
 static int parse(int argc, char **argv, args *a)
 {
@@ -341,16 +324,17 @@ static int parse(int argc, char **argv, args *a)
         fprintf(stderr, "ods-ddl: --max-open-hours and --max-reject-pct apply to check only (try --help)\n");
         return -1;
     }
-    a->lim.max_open_hours = 24;
-    a->lim.max_reject_pct = 5;
-    if (a->open_hours && parse_uint(a->open_hours, 1, 8760, &a->lim.max_open_hours) < 0) {
+    unsigned long long hours = 24, pct = 5, days = 0;
+    if (a->open_hours && cli_whole(a->open_hours, 1, 8760, &hours) < 0) {
         cli_bad_value("ods-ddl", "--max-open-hours", a->open_hours, "a whole number of hours, 1 to 8760");
         return -1;
     }
-    if (a->reject_pct && parse_uint(a->reject_pct, 0, 100, &a->lim.max_reject_pct) < 0) {
+    if (a->reject_pct && cli_whole(a->reject_pct, 0, 100, &pct) < 0) {
         cli_bad_value("ods-ddl", "--max-reject-pct", a->reject_pct, "a whole percentage, 0 to 100");
         return -1;
     }
+    a->lim.max_open_hours = (unsigned)hours;
+    a->lim.max_reject_pct = (unsigned)pct;
     if (a->keep_days_text && a->cmd != CMD_RETENTION) {
         fprintf(stderr, "ods-ddl: --keep-days applies to retention only (try --help)\n");
         return -1;
@@ -360,10 +344,11 @@ static int parse(int argc, char **argv, args *a)
                 "(try --help)\n");
         return -1;
     }
-    if (a->keep_days_text && parse_uint(a->keep_days_text, 1, 36500, &a->keep_days) < 0) {
+    if (a->keep_days_text && cli_whole(a->keep_days_text, 1, 36500, &days) < 0) {
         cli_bad_value("ods-ddl", "--keep-days", a->keep_days_text, "a whole number of days, 1 to 36500");
         return -1;
     }
+    a->keep_days = (unsigned)days;
     ddl_error err = {0};
     if (ddl_check_opts(&a->ddl, a->cmd == CMD_KAFKA, &err) < 0) {
         fprintf(stderr, "ods-ddl: %s %s (try --help)\n", err.what ? err.what : "a name", err.msg);

@@ -55,23 +55,6 @@ typedef struct {
 
 /* ---- option parsing ---- */
 
-static int parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-    if (!*s)
-        return -1;
-    uint64_t v = 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            return -1;
-        unsigned d = (unsigned)(*s - '0');
-        if (v > (max - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return 0;
-}
-
 static int parse_rate(const char *s, double *out)
 {
     char *end;
@@ -146,14 +129,15 @@ static int parse_args(int argc, char **argv, og_opts *o)
                 return cli_missing_value("orders-gen", name);
             val = argv[++i];
         }
-        uint64_t v = 0;
+        unsigned long long v = 0;
         int bad = 0;
         const char *expected = "a whole number from 1 to 100000";
         if (!strcmp(name, "--orders")) {
-            bad = parse_u64(val, 1000000000000ULL, &o->orders);
+            bad = cli_whole(val, 0, 1000000000000ULL, &v);
+            o->orders = v;
             expected = "a whole number from 0 to 1000000000000";
         } else if (!strcmp(name, "--days") || !strcmp(name, "--window") || !strcmp(name, "--day")) {
-            bad = parse_u64(val, 100000, &v) || v < 1;
+            bad = cli_whole(val, 1, 100000, &v);
             uint32_t *dst = !strcmp(name, "--days") ? &o->days
                           : !strcmp(name, "--window") ? &o->window
                                                       : &o->day;
@@ -165,7 +149,8 @@ static int parse_args(int argc, char **argv, og_opts *o)
             bad = parse_rate(val, &o->dirty);
             expected = "a rate from 0 to 1";
         } else if (!strcmp(name, "--seed")) {
-            bad = parse_u64(val, UINT64_MAX, &o->seed);
+            bad = cli_whole(val, 0, UINT64_MAX, &v);
+            o->seed = v;
             expected = "a whole number from 0 to 18446744073709551615";
         } else if (!strcmp(name, "--format")) {
             expected = "lines or rowbinary";
