@@ -8,8 +8,8 @@
 # (SELECT order_wire_parse(raw) ... FORMAT Null over the staged load, the anchor), the
 # classifier alone, isValidJSON, the protocol floor (tests/helpers/proto_floor --string: the
 # same protocol as the classifier, no work per row), the validation floor (proto_floor --validate:
-# that protocol and simdjson's DOM validation of each message, the parser isValidJSON runs, so
-# the least any every-byte check through a UDF can cost) and the native predicate
+# that protocol and simdjson's DOM validation of each message, the parser isValidJSON runs: what
+# checking every byte with simdjson through a UDF costs before any rule) and the native predicate
 # (tests/sql/native_wire_class.sql). And the transition's floor, on another fresh copy: the
 # freeze's INSERT with nothing but the parse (no copies dropped, no guard, no rerun set, one
 # piece), then every accepted message from the manifest into the gate as stored, through its

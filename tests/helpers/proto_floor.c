@@ -25,8 +25,9 @@ static int zero(void *ctx, const proto_value *arg, proto_result *res)
     return 0;
 }
 
-/* What any every-byte check of the text costs at least: the engine's isValidJSON runs the same
- * DOM parser; here in place, without the copy the engine makes. '' valid, "x" not, NULL ''. */
+/* What checking every byte with simdjson costs through this protocol, before any rule: the DOM
+ * parser the engine's isValidJSON runs, here in place, without the engine's copy. '' valid, "x"
+ * not, NULL ''. */
 static int validate(void *ctx, const proto_value *arg, proto_result *res)
 {
     int obj, v = arg->s.is_null ? 1 : sj_dom_verdict(arg->s.p, arg->s.n, 1, &obj);
