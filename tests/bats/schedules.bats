@@ -72,7 +72,7 @@ fake_bin_with_chlocal() {
     # The gate runs in two pieces of about 3 messages (the default cuts only loads of more
     # than a million): reruns and resumed runs meet a gate another run left part done; the
     # freeze likewise. Half the kills aimed at statement 9 or 4 count their delay from the end of
-    # its first INSERT, so that some surely land between the pieces (the gate's: asserted below).
+    # its first INSERT, so that some surely land between the pieces (both asserted below).
     local n=200
     run_split "$SCHED" --bin "$BIN" --work "$BATS_TEST_TMPDIR/w" --seed 1 --count "$n" --jobs 2 \
         --gate-pieces 2 --piece-size 3
@@ -92,6 +92,8 @@ fake_bin_with_chlocal() {
     [[ $output =~ inside\ it\ ([0-9]+) ]]
     [ "${BASH_REMATCH[1]}" -gt 0 ]
     [[ $output =~ \ ([0-9]+)\ of\ them\ after\ the\ gate.s\ first\ INSERT ]]
+    [ "${BASH_REMATCH[1]}" -gt 0 ]
+    [[ $output =~ \ ([0-9]+)\ inside\ 4\ after\ the\ freeze.s\ first\ INSERT ]]
     [ "${BASH_REMATCH[1]}" -gt 0 ]
 }
 
