@@ -45,7 +45,8 @@ statement() { "$BIN/ods-ddl" transition --gate-pieces 1 | awk -v k="$1" '/^-- [0
                 "--load-id L1 --path=" "--load-id L1 --path no-such-dir" "--load-id L1 --path /etc/passwd" \
                 "--load-id L1 --server-wait x" "--load-id L1 --server-wait -1" "--load-id L1 --server-wait 86401" \
                 "--load-id L1 --path . --server-wait 3" "--load-id L1 --gate-pieces 0" "--load-id L1 --gate-pieces 65" \
-                "--load-id L1 --piece-size 0" "--load-id L1 --piece-size 1e6" "--load-id L1 --piece-size 1000000001"; do
+                "--load-id L1 --piece-size 0" "--load-id L1 --piece-size 1e6" "--load-id L1 --piece-size 1000000001" \
+                "--load-id L1 --port +80" "--load-id L1 --port 65536" "--load-id L1 --server-wait 99999999999999999999"; do
         # shellcheck disable=SC2086
         run_split ods_load $args
         [ "$status" -eq 2 ] || { echo "args '$args': status $status"; return 1; }

@@ -119,17 +119,13 @@ static int parse(int argc, char **argv, args *a)
     if (a->ld.path && (stat(a->ld.path, &sb) < 0 || !S_ISDIR(sb.st_mode)))
         /* the engine would make an empty database there and fail on its missing tables */
         return cli_bad_value("ods-load", "--path", a->ld.path, "the directory of a database holding the schema"), -1;
-    if (a->ld.port) {
-        char *end;
-        long p = strtol(a->ld.port, &end, 10);
-        if (!a->ld.port[0] || *end || p < 1 || p > 65535)
-            return cli_bad_value("ods-load", "--port", a->ld.port, "a port, 1 to 65535"), -1;
-    }
+    unsigned long long port;
+    if (a->ld.port && cli_whole(a->ld.port, 1, 65535, &port) < 0) /* " 80" and "+80" too */
+        return cli_bad_value("ods-load", "--port", a->ld.port, "a port, 1 to 65535"), -1;
     a->ld.server_wait = 60;
     if (a->server_wait) {
-        char *end;
-        long w = strtol(a->server_wait, &end, 10);
-        if (a->server_wait[0] < '0' || a->server_wait[0] > '9' || *end || w > 86400)
+        unsigned long long w;
+        if (cli_whole(a->server_wait, 0, 86400, &w) < 0)
             return cli_bad_value("ods-load", "--server-wait", a->server_wait, "whole seconds, 0 to 86400"), -1;
         a->ld.server_wait = (unsigned)w;
     }
