@@ -49,13 +49,15 @@ ch --path "$base" --param_load_id=L1 -q "$("$BIN/ods-ddl" stage --source bench -
 staged=$(ch --path "$base" -q "SELECT count() FROM stg.orders_raw")
 [ "$staged" -eq "$n" ] || die "staged $staged rows, want $n"
 native=$(cat "$ROOT/tests/sql/native_wire_class.sql")
-# the floor's two INSERTs, their column lists and the freeze's SELECT list taken from the
-# transition's own text
+# the floor's two INSERTs, their column lists, their settings (how they write) and the freeze's
+# SELECT list taken from the transition's own text
 floor_freeze="$(stmt 4 | grep -m1 '^INSERT INTO ods.order_manifest ')
+$(stmt 4 | grep -m1 '^SETTINGS ')
 $(stmt 4 | grep -m1 '^SELECT _load_id, ')
 FROM (SELECT *, order_wire_parse(raw) AS _w FROM
 $(stmt 4 | grep -m1 -E '^ +\(SELECT raw, ' | sed -E 's/^ +//') WHERE _load_id = 'L1'))"
 floor_gate="$(stmt 9 | grep -m1 '^INSERT INTO ods.order_gate ')
+$(stmt 9 | grep -m1 '^SETTINGS ')
 SELECT order_id, user_id, status, created_at, updated_at, items_total, discount, delivery, total, items, snapshot_date,
     _hashdiff, _load_id, _load_ts, _topic, _partition, _offset, 'stored', 1, 0, 1
 FROM ods.order_manifest WHERE _load_id = 'L1' AND error_class = ''"

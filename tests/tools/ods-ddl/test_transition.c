@@ -337,7 +337,7 @@ static void check_gate_piece(const char *pc, mode m, int k, int np, unsigned siz
              m.cluster ? "order_loads_dist" : "order_loads");
     size_t n = (size_t)snprintf(want, sizeof want,
         "INSERT INTO ods.order_gate (%s, _topic, _partition, _offset, _fate, _put_hot, _put_stale, _put_fate)\n"
-        "SETTINGS %sjoin_use_nulls = 0\n"
+        "SETTINGS %sjoin_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144\n"
         "WITH (SELECT greatest(1, least(%d, intDiv(max(messages) + %u, %u))) FROM ods.order_frozen WHERE _load_id = "
         "{load_id:String}) AS _pieces,\n"
         "     intDiv(256 * %d + _pieces - 1, _pieces) AS _lo, intDiv(256 * %d + _pieces - 1, _pieces) AS _hi\n"
@@ -365,12 +365,23 @@ static void check_gate_piece(const char *pc, mode m, int k, int np, unsigned siz
             "_prior_hashdiff)), 'stored',\n"
             "                _has_prior AND updated_at < _prior_updated_at, 'stale',\n"
             "                'unchanged') AS _fate\n");
+    /* the first receipt: a message is a later one only if its key's hash recurs in the piece and
+     * the window over those messages, by exact key, ranks it after another */
     snprintf(want + n, sizeof want - n,
         "    FROM\n    (\n        SELECT *,\n"
-        "            row_number() OVER (PARTITION BY order_id, updated_at%s ORDER BY _load_ts, _topic, _partition, _offset) "
-        "AS _receipt\n        FROM\n        (\n            SELECT\n",
+        "            if((_topic, _partition, _offset) IN (SELECT _topic, _partition, _offset FROM (SELECT _topic, "
+        "_partition, _offset,\n"
+        "                row_number() OVER (PARTITION BY order_id, updated_at%s ORDER BY _load_ts, _topic, _partition, "
+        "_offset) AS _r\n                FROM (\n                    SELECT\n",
         m.every ? ", _hashdiff" : "");
     CHECK(starts(pc, want));
+    snprintf(want, sizeof want, "\n                    FROM ods.order_manifest\n"
+             "                    WHERE _load_id = {load_id:String} AND NOT (error_class != '')%s\n                )", mbucket);
+    CHECK_EQ_INT(count(pc, want), 2);
+    CHECK_EQ_INT(count(pc, "                )\n                WHERE cityHash64(order_id, updated_at) IN (SELECT "
+                           "cityHash64(order_id, updated_at) AS _h FROM (\n                    SELECT\n"), 1);
+    CHECK_EQ_INT(count(pc, "                ) GROUP BY _h HAVING count() > 1))\n            WHERE _r > 1), 2, 1) AS "
+                           "_receipt\n        FROM\n        (\n            SELECT\n"), 1);
     /* the source: the load's accepted messages of the piece, under the ledger guard and the checks */
     snprintf(want, sizeof want, "\n            FROM ods.order_manifest\n"
              "            WHERE _load_id = {load_id:String} AND NOT (error_class != '')%s\n              AND %s\n"
@@ -398,8 +409,8 @@ static void check_gate_piece(const char *pc, mode m, int k, int np, unsigned siz
     CHECK_EQ_INT(count(pc, "_mine"), 2);
     /* every read of a table of the load is of the piece's buckets: the manifest, the hot table,
      * the stale records (the fates through the manifest's coordinates) */
-    CHECK_EQ_INT(count(pc, "FROM ods.order_manifest"), m.every ? 2 : 3);
-    CHECK_EQ_INT(count(pc, mbucket), m.every ? 2 : 3);
+    CHECK_EQ_INT(count(pc, "FROM ods.order_manifest"), m.every ? 4 : 5);
+    CHECK_EQ_INT(count(pc, mbucket), m.every ? 4 : 5);
     CHECK_EQ_INT(count(pc, bucket), m.every ? 1 : 2);
 }
 
@@ -465,6 +476,8 @@ static void check_freeze_piece(const char *pc, mode m, int k, int np, unsigned s
     (void)m;
     char want[2048], cond[1024], pieces[160];
     CHECK(starts(pc, "INSERT INTO ods.order_manifest (_load_id, "));
+    /* written as read: blocks of a quarter of a piece, more than one writer */
+    CHECK(strstr(pc, ", _bucket)\nSETTINGS max_insert_threads = 4, min_insert_block_size_rows = 262144\nWITH (SELECT "));
     snprintf(pieces, sizeof pieces, "greatest(1, least(%d, intDiv(count() + %u, %u)))", np, size - 1, size);
     snprintf(want, sizeof want, "\nWITH (SELECT %s FROM stg.orders_raw WHERE _load_id = {load_id:String}) AS _pieces", pieces);
     CHECK(strstr(pc, want) != NULL);
@@ -624,13 +637,14 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
         int bare = count(st[k], "error_class != ''"), neg = count(st[k], "NOT (error_class != '')");
         int counted = count(st[k], "countIf(error_class != '')");
         CHECK_EQ_INT(bare - neg - counted, k == 8);
-        CHECK_EQ_INT(neg, k == 9 ? (m.every ? 1 : 2) * DDL_GATE_PIECES : 0);
+        /* the gate's: its source, the prior's order ids, and the two reads that find later receipts */
+        CHECK_EQ_INT(neg, k == 9 ? (m.every ? 3 : 4) * DDL_GATE_PIECES : 0);
     }
     CHECK(ends(st[8], "\n  AND error_class != '';"));
     CHECK_EQ_INT(count(s, "WHERE _load_id = {load_id:String} AND NOT (error_class != '') AND _bucket >= _lo AND "
-                          "_bucket < _hi\n"), DDL_GATE_PIECES);
+                          "_bucket < _hi\n"), 3 * DDL_GATE_PIECES);
     CHECK_EQ_INT(count(st[9], "WHERE _load_id = {load_id:String} AND NOT (error_class != '') AND _bucket >= _lo AND "
-                              "_bucket < _hi\n"), DDL_GATE_PIECES);
+                              "_bucket < _hi\n"), 3 * DDL_GATE_PIECES);
 
     /* The sources: staging is read by the checks, the freeze and the seal; after the freeze
      * only the manifest (the commit reads staging only to count rows staged after the freeze) */
@@ -898,7 +912,7 @@ static void test_transition_default(void)
     size_t n = (size_t)snprintf(want, sizeof want, "_load_ts, _raw_hash, error_class, raw");
     for (size_t i = 0; i < WIRE_NFIELDS; i++)
         n += (size_t)snprintf(want + n, sizeof want - n, ", %s", WIRE_FIELDS[i].name);
-    snprintf(want + n, sizeof want - n, ", _hashdiff, _bucket)\nWITH (SELECT ");
+    snprintf(want + n, sizeof want - n, ", _hashdiff, _bucket)\nSETTINGS max_insert_threads = 4, min_insert_block_size_rows = 262144\nWITH (SELECT ");
     CHECK(strstr(st[4], want) != NULL);
     /* _bucket: cityHash64 of the typed order_id of an accepted message, 0 of a rejected one */
     n = (size_t)snprintf(want, sizeof want, ", _w.class, if(_w.class != '', raw, '')");
@@ -925,7 +939,7 @@ static void test_transition_default(void)
                         "ods.order_manifest WHERE _load_id = {load_id:String} AND NOT (error_class != '') AND ") != NULL);
     CHECK_EQ_INT(count(s, "ods.order_v"), DDL_GATE_PIECES);
     CHECK(strstr(st[9], "row_number() OVER (PARTITION BY order_id, updated_at "
-                        "ORDER BY _load_ts, _topic, _partition, _offset) AS _receipt\n") != NULL);
+                        "ORDER BY _load_ts, _topic, _partition, _offset) AS _r\n") != NULL);
     CHECK(strstr(st[9], "        SELECT order_id, groupArray((updated_at, _hashdiff)) AS _mine\n        FROM "
                         "ods.order_snapshot_hot\n        WHERE _load_id = {load_id:String} AND cityHash64(order_id) % 256 >= "
                         "_lo AND cityHash64(order_id) % 256 < _hi\n") != NULL);
@@ -945,7 +959,7 @@ static void test_transition_default(void)
                         "AND _bucket >= _lo AND _bucket < _hi)) AS _put_fate\n") != NULL);
     CHECK(ends(st[9], "\nWHERE _put_hot OR _put_stale OR _put_fate\nLIMIT 1 BY _topic, _partition, _offset;"));
     snprintf(want, sizeof want, "INSERT INTO ods.order_gate (%s, _topic, _partition, _offset, _fate, _put_hot, _put_stale, "
-                                "_put_fate)\nSETTINGS join_use_nulls = 0\nWITH ", store_cols());
+                                "_put_fate)\nSETTINGS join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144\nWITH ", store_cols());
     CHECK(starts(st[9], want));
     /* stored, unchanged and stale: counted from the fates; the tables checked against them, each
      * row once */
@@ -1040,7 +1054,8 @@ static void test_transition_typing_sql(void)
             check_common(s, st, m);
             CHECK_EQ_INT(count(s, "order_wire_parse"), 0);
             CHECK_EQ_INT(count(s, "order_wire_class(raw)"), DDL_GATE_PIECES);
-            CHECK(strstr(st[4], ", _raw_hash, error_class, raw, _bucket)\nWITH (SELECT ") != NULL);
+            CHECK(strstr(st[4], ", _raw_hash, error_class, raw, _bucket)\nSETTINGS max_insert_threads = 4, "
+                                "min_insert_block_size_rows = 262144\nWITH (SELECT ") != NULL);
             /* _bucket of the order_id the gate types: the gate's expression, on accepted messages */
             CHECK(strstr(st[4], "_load_ts, _raw_hash, _c, raw, if(_c = '', cityHash64(CAST(if(JSONType(raw, 'order_id') = "
                                 "'String', JSONExtractString(raw, 'order_id'), NULL) AS String)) % 256, 0)\nFROM (SELECT *, "
@@ -1085,13 +1100,13 @@ static void test_transition_every(void)
         CHECK(strstr(s, ", store every version: run the ") != NULL);
         char want[4096];
         snprintf(want, sizeof want, "INSERT INTO ods.order_gate (%s, _topic, _partition, _offset, _fate, _put_hot, "
-                 "_put_stale, _put_fate)\nSETTINGS %sjoin_use_nulls = 0\nWITH ",
+                 "_put_stale, _put_fate)\nSETTINGS %sjoin_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144\nWITH ",
                  store_cols(), cluster ? "distributed_foreground_insert = 1, " : "");
         CHECK(starts(st[9], want));
         CHECK(strstr(st[9], "\n    0 AS _put_stale,\n") != NULL);
         CHECK(strstr(st[9], "\n        if(_receipt = 1, 'stored', 'unchanged') AS _fate\n") != NULL);
         CHECK(strstr(st[9], "row_number() OVER (PARTITION BY order_id, updated_at, _hashdiff "
-                            "ORDER BY _load_ts, _topic, _partition, _offset) AS _receipt\n") != NULL);
+                            "ORDER BY _load_ts, _topic, _partition, _offset) AS _r\n") != NULL);
         CHECK(ends(st[9], "\nWHERE _put_hot OR _put_stale OR _put_fate\nLIMIT 1 BY _topic, _partition, _offset;"));
         /* no stale fate, no prior */
         CHECK(!strstr(st[9], "'stale'") && !strstr(st[9], "order_snapshot_stale") && !strstr(st[9], "_has_prior"));
@@ -1132,7 +1147,7 @@ static void test_transition_cluster(void)
     /* the gate on this node (its views write through the shards); the shards get the load's
      * order ids from this node's manifest: GLOBAL IN; the prior is order_v (over the _dist
      * tables), the load's own hot rows and stale records come through the _dist tables */
-    CHECK(strstr(st[9], "_put_fate)\nSETTINGS distributed_foreground_insert = 1, join_use_nulls = 0\nWITH ") != NULL);
+    CHECK(strstr(st[9], "_put_fate)\nSETTINGS distributed_foreground_insert = 1, join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144\nWITH ") != NULL);
     CHECK(strstr(st[9], "        FROM ods.order_v\n        WHERE order_id GLOBAL IN (SELECT order_id FROM ods.order_manifest ") !=
           NULL);
     CHECK(strstr(st[9], "        FROM ods.order_snapshot_hot_dist\n        WHERE _load_id = {load_id:String} AND ") != NULL);
