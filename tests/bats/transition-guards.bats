@@ -301,14 +301,16 @@ SELECT sum(value) FROM system.events WHERE event = 'ExternalAggregationWritePart
             [[ "$stderr_text" == *"$want"* ]] || { echo "wanted: $want"; return 1; }
             [ "$(q "SELECT count() FROM ods.order_loads")" = 0 ]
         done
-        # a clean load: the seal and the commit pass, spilled or not, with the clean run's ledger
+        # a clean load: the seal and the commit pass, spilled or not, with the clean run's ledger.
+        # The seal groups nothing by hash then: the fingerprints of staging (grouped in its own
+        # order) and the manifest agree, so the exact comparison (run above, where the manifest
+        # holds a message twice) reads nothing.
         fresh
         stage A "$PWD/d.jsonl" orders
         tx_ok A 1 4
         twice "$spill" A 5
         [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
-        [ "$output" -ge "$([ "$spill" = spilled ] && echo 1 || echo 0)" ]
-        [ "$output" -le "$([ "$spill" = spilled ] && echo 1000 || echo 0)" ]
+        [ "$output" -eq 0 ]
         tx_ok A 6 9
         twice "$spill" A 10
         [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
