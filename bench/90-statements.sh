@@ -50,14 +50,17 @@ staged=$(ch --path "$base" -q "SELECT count() FROM stg.orders_raw")
 [ "$staged" -eq "$n" ] || die "staged $staged rows, want $n"
 native=$(cat "$ROOT/tests/sql/native_wire_class.sql")
 # the floor's two INSERTs, their column lists, their settings (how they write) and the freeze's
-# SELECT list taken from the transition's own text
-floor_freeze="$(stmt 4 | grep -m1 '^INSERT INTO ods.order_manifest ')
-$(stmt 4 | grep -m1 '^SETTINGS ')
-$(stmt 4 | grep -m1 '^SELECT _load_id, ')
+# SELECT list taken from the transition's own text; first RE: the first line matching the
+# extended regular expression RE, reading all of its input (a grep -m1 that stops early can
+# kill stmt's awk with SIGPIPE, which pipefail and set -e turn into the bench's exit 141)
+first() { RE=$1 awk '$0 ~ ENVIRON["RE"] && !n++'; }
+floor_freeze="$(stmt 4 | first '^INSERT INTO ods.order_manifest ')
+$(stmt 4 | first '^SETTINGS ')
+$(stmt 4 | first '^SELECT _load_id, ')
 FROM (SELECT *, order_wire_parse(raw) AS _w FROM
-$(stmt 4 | grep -m1 -E '^ +\(SELECT raw, ' | sed -E 's/^ +//') WHERE _load_id = 'L1'))"
-floor_gate="$(stmt 9 | grep -m1 '^INSERT INTO ods.order_gate ')
-$(stmt 9 | grep -m1 '^SETTINGS ')
+$(stmt 4 | first '^ +\(SELECT raw, ' | sed -E 's/^ +//') WHERE _load_id = 'L1'))"
+floor_gate="$(stmt 9 | first '^INSERT INTO ods.order_gate ')
+$(stmt 9 | first '^SETTINGS ')
 SELECT order_id, user_id, status, created_at, updated_at, items_total, discount, delivery, total, items, snapshot_date,
     _hashdiff, _load_id, _load_ts, _topic, _partition, _offset, 'stored', 1, 0, 1
 FROM ods.order_manifest WHERE _load_id = 'L1' AND error_class = ''"
