@@ -112,22 +112,55 @@ static void frozen_or_committed(tr *t)
     P(t, ")");
 }
 
+/* "cityHash64(KEY) [NOT ]IN (SELECT _k FROM (SELECT cityHash64(KEY) AS _k FROM " … recur_close: the
+ * rows whose key's hash recurs among the rows the caller selects between the two, or (NOT) those
+ * whose key is unique there. Rows of a unique key need no grouping to be counted, fingerprinted
+ * or kept once; a load rarely holds a key twice, so the exact (grouping, sorting) work runs on
+ * the few rows of the set, and the set costs a hash aggregation of one 64-bit column (a
+ * collision only puts more rows, whole keys, on the exact side). g: "GLOBAL " over a table of the
+ * cluster, the set built once on the initiator. */
+static void recur_open(tr *t, int in, const char *key, const char *g)
+{
+    P(t, "cityHash64(%s) %s%sIN (SELECT _k FROM (SELECT cityHash64(%s) AS _k FROM ", key, g, in ? "" : "NOT ", key);
+}
+
+static void recur_close(tr *t)
+{
+    P(t, " GROUP BY _k HAVING count() > 1))");
+}
+
+/* "STG.orders_raw WHERE the load [and if_frozen: once it is sealed or committed]" */
+static void staged_load(tr *t, int if_frozen)
+{
+    P(t, "%s.orders_raw WHERE _load_id = {load_id:String}", t->S);
+    if (if_frozen)
+        frozen_or_committed(t);
+}
+
 /* Whether the load's staged messages and its manifest may differ, as a scalar expression: 1
  * unless the staged coordinates (each with one _raw_hash) and the manifest's rows are the same
- * set by their count and two sums of hashes of (coordinates, _raw_hash). Staging is grouped in
- * its own order (one group in memory at a time), the manifest only read: about half the time of
- * the exact comparison below, which the statements then run only when this says 1 (sets that
- * differ have equal fingerprints with a chance of about 2^-128, like the _raw_hash they stand on,
- * a 64-bit hash of the bytes). if_frozen: only once the load is sealed or committed. */
+ * set by their count and two sums of hashes of (coordinates, _raw_hash). Staging's coordinates
+ * staged once are read as they come, those whose hash recurs grouped (a coordinate with two
+ * _raw_hash counts in the last figure), the manifest only read: a fraction of the exact
+ * comparison below, which the statements then run only when this says 1 (sets that differ have
+ * equal fingerprints with a chance of about 2^-128, like the _raw_hash they stand on, a 64-bit
+ * hash of the bytes). if_frozen: only once the load is sealed or committed. */
 static void may_differ(tr *t, int if_frozen)
 {
     P(t, "(SELECT (count(), sum(cityHash64(_topic, _partition, _offset, _h)), sum(xxHash64(_topic, _partition, "
          "_offset, _h)), countIf(_h != _h2))\n"
-         "            FROM (SELECT _topic, _partition, _offset, min(_raw_hash) AS _h, max(_raw_hash) AS _h2 FROM "
-         "%s.orders_raw WHERE _load_id = {load_id:String}",
-      t->S);
-    if (if_frozen)
-        frozen_or_committed(t);
+         "            FROM (SELECT _topic, _partition, _offset, _raw_hash AS _h, _raw_hash AS _h2 FROM ");
+    staged_load(t, if_frozen);
+    P(t, " AND ");
+    recur_open(t, 0, COORDS, "");
+    staged_load(t, if_frozen);
+    recur_close(t);
+    P(t, "\n            UNION ALL SELECT _topic, _partition, _offset, min(_raw_hash), max(_raw_hash) FROM ");
+    staged_load(t, if_frozen);
+    P(t, " AND ");
+    recur_open(t, 1, COORDS, "");
+    staged_load(t, if_frozen);
+    recur_close(t);
     P(t, " GROUP BY _topic, _partition, _offset))\n"
          "            != (SELECT (count(), sum(cityHash64(_topic, _partition, _offset, _raw_hash)), "
          "sum(xxHash64(_topic, _partition, _offset, _raw_hash)), toUInt64(0)) FROM %s.order_manifest WHERE _load_id = "
@@ -140,7 +173,8 @@ static void may_differ(tr *t, int if_frozen)
 
 /* How many of them, as a scalar subquery: the staged rows and the manifest's grouped together
  * by coordinates and bytes, a group with no manifest row is late; read only when their
- * fingerprints differ. A GROUP BY spills to disk
+ * fingerprints differ (a filter over both reads: the engine folds the fingerprints to a constant
+ * and, when it is false, reads neither). A GROUP BY spills to disk
  * past GROUP_SPILL (set by every statement that counts them) where a NOT IN set holds the whole
  * load in memory: 2.4 GiB at 16 M messages, against 0.6 GiB grouped and spilled, and twice as
  * fast (docs/performance.md). if_frozen: only once the load is sealed or committed, as the
@@ -152,15 +186,13 @@ static void late_count(tr *t, int if_frozen)
          "FROM %s.orders_raw WHERE _load_id = {load_id:String}", t->S);
     if (if_frozen)
         frozen_or_committed(t);
-    P(t, "\n            AND ");
-    may_differ(t, if_frozen);
     P(t, "\n            UNION ALL SELECT _topic, _partition, _offset, _raw_hash, 0 FROM %s.order_manifest WHERE _load_id = "
          "{load_id:String}", t->D);
     if (if_frozen)
         frozen_or_committed(t);
-    P(t, "\n            AND ");
+    P(t, ")\n            WHERE ");
     may_differ(t, if_frozen);
-    P(t, ")\n            GROUP BY _topic, _partition, _offset, _raw_hash HAVING min(_s) = 1))");
+    P(t, "\n            GROUP BY _topic, _partition, _offset, _raw_hash HAVING min(_s) = 1))");
 }
 
 /* What the statements that group a whole load set: groups over the tables' keys run in the
@@ -380,10 +412,13 @@ static void staging_checks(tr *t, int k)
          "(a re-created topic, a file staged without unique offsets?). Nothing was written. Delete the wrong "
          "copies from %s.orders_raw, or stage the load again under a new load id with unique coordinates "
          "(ods-ddl stage)%s'))\n"
-         "         FROM (SELECT _topic, _partition, _offset FROM %s.orders_raw WHERE _load_id = {load_id:String}\n"
-         "               GROUP BY _topic, _partition, _offset HAVING min(_raw_hash) != max(_raw_hash)\n"
-         "               ORDER BY _topic, _partition, _offset)),\n",
+         "         FROM (SELECT _topic, _partition, _offset FROM %s.orders_raw WHERE _load_id = {load_id:String} AND ",
       t->name, k, t->n, S, kept(t, k), S);
+    recur_open(t, 1, COORDS, "");
+    staged_load(t, 0);
+    recur_close(t);
+    P(t, "\n               GROUP BY _topic, _partition, _offset HAVING min(_raw_hash) != max(_raw_hash)\n"
+         "               ORDER BY _topic, _partition, _offset)),\n");
     profile_problem(t, k);
     P(t, ",\n");
     P(t, "    (SELECT if(count() = 0, '', concat('%s %d/%d: load ', any(_load_id), ' is frozen and not committed "
@@ -492,6 +527,19 @@ static void in_freeze_piece(tr *t, int k, int np)
     }
 }
 
+/* " AND …": the staged rows of freeze piece k whose coordinates recur in the piece (copies), or
+ * (0) those of coordinates staged once, which are frozen as they are read, in parallel, with no
+ * sort: only the first set is sorted to keep each message's first copy. */
+static void freeze_rows(tr *t, int k, int np, int copies)
+{
+    in_freeze_piece(t, k, np);
+    P(t, " AND ");
+    recur_open(t, copies, COORDS, "");
+    P(t, "%s.orders_raw WHERE _load_id = {load_id:String}", t->S);
+    in_freeze_piece(t, k, np);
+    recur_close(t);
+}
+
 /* One piece of the freeze: the load's staged rows whose coordinates are in piece k of _pieces
  * (at most the transition's pieces, about piece_size staged rows each, from staging's count),
  * less the coordinates the manifest already has in that range. */
@@ -541,19 +589,26 @@ static void freeze_piece(tr *t, int k, int np, unsigned m)
     P(t, "    (SELECT raw, _topic, _partition, _offset, _timestamp, _key, _load_id, _load_ts, _raw_hash FROM %s.orders_raw\n"
          "     WHERE _load_id = {load_id:String}",
       S);
-    in_freeze_piece(t, k, np);
-    P(t, " AND ");
+    freeze_rows(t, k, np, 0);
+    P(t, "\n     UNION ALL SELECT * FROM (SELECT raw, _topic, _partition, _offset, _timestamp, _key, _load_id, _load_ts, "
+         "_raw_hash FROM %s.orders_raw\n"
+         "     WHERE _load_id = {load_id:String}", S);
+    freeze_rows(t, k, np, 1);
+    P(t, "\n"
+         "     ORDER BY " COORDS ", _load_ts\n"
+         "     LIMIT 1 BY " COORDS "))\n"
+         "    WHERE ");
+    /* over both reads (the engine folds the constant conditions into each and skips a read
+     * they rule out): what an earlier run froze is not frozen again */
     sealed(t, 0);
     P(t, " AND ");
     not_committed(t);
-    P(t, "\n       AND ");
+    P(t, "\n      AND ");
     guard(t, TR_FREEZE, lease_only);
-    P(t, "\n       AND (" COORDS ") NOT IN (SELECT " COORDS " FROM %s.order_manifest WHERE _load_id = {load_id:String}",
-      D);
+    P(t, "\n      AND (" COORDS ") NOT IN (SELECT " COORDS " FROM %s.order_manifest WHERE _load_id = {load_id:String}",
+      t->D);
     in_freeze_piece(t, k, np);
-    P(t, ")\n"
-         "     ORDER BY " COORDS ", _load_ts\n"
-         "     LIMIT 1 BY " COORDS "));\n");
+    P(t, "));\n");
 }
 
 /* 4: the load frozen: one row per message (Kafka coordinates; of copies, the first received),
@@ -859,9 +914,12 @@ static void gate_piece(tr *t, int k, int np, unsigned m)
     in_piece(t, BUCKET_OF_ORDER);
     P(t, "\n          AND ");
     not_committed(t);
+    /* each message once with no LIMIT 1 BY (which funnelled the piece into one stream): the
+     * manifest holds a message once (the seal), and both joins match one row per order_id at
+     * most (order_v shows one version an order, _mine is grouped); were one to match two, the
+     * commit would refuse the fate counted twice */
     P(t, "\n        GROUP BY order_id\n    ) AS m USING (order_id)\n)\n"
-         "WHERE _put_hot OR _put_stale OR _put_fate\n"
-         "LIMIT 1 BY _topic, _partition, _offset;\n");
+         "WHERE _put_hot OR _put_stale OR _put_fate;\n");
 }
 
 /* 9: the good branch through the gate: every accepted message gets its fate (docs/schema.md,
@@ -885,40 +943,78 @@ static void st_gate(tr *t)
     each_piece(t, "messages", "ranges of _bucket", gate_piece);
 }
 
-/* ", sum(_c0) AS c0" (outer) or ", countIf(error_class = 'not_an_object') AS _c0" (inner) and
- * so on for each reject class */
-static void class_counts(tr *t, int inner)
+/* How a key_counts figure is written: summed over the groups, of one row (a key of one row, its
+ * own group; the first branch of a UNION ALL names its columns), or counted in a group. */
+enum { KC_OUTER, KC_GROUP, KC_ROW };
+
+/* ", sum(_c0) AS c0" (outer), ", error_class = 'not_an_object' AS _c0" (a row) or
+ * ", countIf(error_class = 'not_an_object') AS _c0" (a group), and so on for each reject class */
+static void class_counts(tr *t, int how)
 {
     for (size_t i = 0; i < WIRE_NREJECT; i++)
-        if (inner)
+        if (how == KC_GROUP)
             P(t, ", countIf(error_class = '%s') AS _c%zu", WIRE_REJECT_CLASSES[i], i);
+        else if (how == KC_ROW)
+            P(t, ", error_class = '%s' AS _c%zu", WIRE_REJECT_CLASSES[i], i);
         else
             P(t, ", sum(_c%zu) AS c%zu", i, i);
 }
 
-static void fate_counts(tr *t, int inner)
+static void fate_counts(tr *t, int how)
 {
     static const char *const fates[] = {"stored", "unchanged", "stale"}, *const as[] = {"st", "un", "sl"};
     for (int i = 0; i < 3; i++)
-        if (inner)
+        if (how == KC_GROUP)
             P(t, ", countIf(fate = '%s') AS _%s", fates[i], as[i]);
+        else if (how == KC_ROW)
+            P(t, ", fate = '%s' AS _%s", fates[i], as[i]);
         else
             P(t, ", sum(_%s) AS %s", as[i], as[i]);
 }
 
-/* "(SELECT sum(_c) AS n, count() AS u … FROM (SELECT count() AS _c … FROM TABLE WHERE the load
- * GROUP BY KEY)) AS ALIAS": the load's rows of a table (n) and its distinct keys (u), with
- * more figures from fn. Grouped rather than uniqExact's set: over a key the table is sorted by
- * the groups stream (GROUP_SPILL), and the others spill, so memory does not grow with the load. */
-static void key_counts(tr *t, const char *alias, const char *table, const char *key, void (*fn)(tr *t, int inner))
+/* " FROM ODS.TABLE WHERE the load AND" the rows whose KEY's hash recurs in the load's rows of the
+ * table (in), or those whose key is unique there */
+static void load_rows(tr *t, const char *table, const char *key, const char *g, int in)
 {
+    P(t, " FROM %s.%s WHERE _load_id = {load_id:String} AND ", t->D, table);
+    recur_open(t, in, key, g);
+    P(t, "%s.%s WHERE _load_id = {load_id:String}", t->D, table);
+    recur_close(t);
+}
+
+/* "(SELECT sum(_c) AS n, count() AS u … FROM (…)) AS ALIAS": the load's rows of a table (n) and
+ * its distinct keys (u), with more figures from fn, by a GROUP BY of the key: over a key the
+ * table is sorted by, in its order (GROUP_SPILL), so memory does not grow with the load. split,
+ * for a table that holds about a row per message (the fates, the hot rows): the rows of a key
+ * whose hash is unique in the load (the rule: a row twice is a bug or a second writer) are each
+ * a group of one, read as they come, and only those whose hash recurs are grouped (recur_open);
+ * the errors and the stale records, a few rows of a load, are grouped whole (less to plan). */
+static void key_counts(tr *t, const char *alias, const char *table, const char *key, void (*fn)(tr *t, int how),
+                       int split)
+{
+    /* a table of the cluster (the hot table's _dist) is read whole through one set; the fates
+     * are this node's */
+    const char *g = strstr(table, "_dist") ? t->g : "";
     P(t, "(SELECT sum(_c) AS n, count() AS u");
     if (fn)
-        fn(t, 0);
-    P(t, " FROM (SELECT count() AS _c");
+        fn(t, KC_OUTER);
+    if (!split) {
+        P(t, " FROM (SELECT count() AS _c");
+        if (fn)
+            fn(t, KC_GROUP);
+        P(t, "\n                 FROM %s.%s WHERE _load_id = {load_id:String} GROUP BY %s)) AS %s", t->D, table, key, alias);
+        return;
+    }
+    P(t, " FROM (SELECT 1 AS _c");
     if (fn)
-        fn(t, 1);
-    P(t, "\n                 FROM %s.%s WHERE _load_id = {load_id:String} GROUP BY %s)) AS %s", t->D, table, key, alias);
+        fn(t, KC_ROW);
+    P(t, "\n                ");
+    load_rows(t, table, key, g, 0);
+    P(t, "\n                 UNION ALL SELECT count()");
+    if (fn)
+        fn(t, KC_GROUP);
+    load_rows(t, table, key, g, 1);
+    P(t, " GROUP BY %s)) AS %s", key, alias);
 }
 
 /* The commit's figures and checks read these, by alias: m the manifest, f the seal, e the
@@ -939,13 +1035,13 @@ static void commit_sources(tr *t, int with_tables)
              "FROM %s.order_fates WHERE _load_id = {load_id:String}) AS g", D);
         return;
     }
-    key_counts(t, "g", "order_fates", COORDS, fate_counts);
+    key_counts(t, "g", "order_fates", COORDS, fate_counts, 1);
     P(t, ",\n              ");
-    key_counts(t, "e", t->errs, COORDS, class_counts);
+    key_counts(t, "e", t->errs, COORDS, class_counts, 0);
     P(t, ",\n              ");
-    key_counts(t, "s", t->hot, t->o->store_every ? "order_id, updated_at, _hashdiff" : "order_id, updated_at", NULL);
+    key_counts(t, "s", t->hot, t->o->store_every ? "order_id, updated_at, _hashdiff" : "order_id, updated_at", NULL, 1);
     P(t, ",\n              ");
-    key_counts(t, "x", t->stale, COORDS, NULL);
+    key_counts(t, "x", t->stale, COORDS, NULL, 0);
 }
 
 /* The commit's checks: the ledger row it writes must add up against the tables themselves. A
