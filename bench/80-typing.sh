@@ -66,14 +66,15 @@ stmts() {
 # it read stg.orders_raw and called the UDF: "(SELECT *, order_wire_parse(raw) AS _w FROM (SELECT
 # COLS FROM stg.orders_raw" becomes "(SELECT * FROM (SELECT COLS, _w FROM stg.orders_pre" (COLS
 # as generated; "*" takes _w as it is). Every other statement as generated.
-# (The freeze is in pieces, one INSERT each: each piece's source is replaced; the scalars that
-# count the staged rows and bound the pieces still read stg.orders_raw, whose rows the table
-# holds.)
+# (The freeze is in pieces, one INSERT each, each reading staging twice, the coordinates staged
+# once and the copies: both reads of each piece are replaced; the scalars that count the staged
+# rows and bound the pieces, and the sets of recurring coordinates, still read stg.orders_raw,
+# whose rows the table holds.)
 parse_src='SELECT *, order_wire_parse(raw) AS _w FROM'
 np4=$(stmts "$work/udf.sql" 4 | grep -c '^INSERT INTO ')
 [ "$np4" -ge 1 ] && [ "$(grep -o 'order_wire_parse(' "$work/udf.sql" | wc -l)" -eq "$np4" ] &&
     [ "$(stmts "$work/udf.sql" 4 | grep -cF "$parse_src")" -eq "$np4" ] &&
-    [ "$(stmts "$work/udf.sql" 4 | grep -c '(SELECT .* FROM stg\.orders_raw$')" -eq "$np4" ] ||
+    [ "$(stmts "$work/udf.sql" 4 | grep -c '(SELECT .* FROM stg\.orders_raw$')" -eq "$((2 * np4))" ] ||
     die "the UDF transition does not parse once, in statement 4 ($parse_src (SELECT … FROM stg.orders_raw)"
 awk -v a="$parse_src" '
     match($0, /^-- [0-9]+\. /) { freeze = substr($0, 4, RLENGTH - 5) == "4" }
@@ -84,7 +85,7 @@ awk -v a="$parse_src" '
         $0 = $0 " FROM stg.orders_pre"
     }
     { print }' "$work/udf.sql" >"$work/floor.sql"
-! grep -q 'order_wire_parse(' "$work/floor.sql" && [ "$(stmts "$work/floor.sql" 4 | grep -c 'stg\.orders_pre$')" -eq "$np4" ] &&
+! grep -q 'order_wire_parse(' "$work/floor.sql" && [ "$(stmts "$work/floor.sql" 4 | grep -c 'stg\.orders_pre$')" -eq "$((2 * np4))" ] &&
     [ "$(stmts "$work/floor.sql" 4 | grep -c 'FROM stg\.orders_raw$')" -eq 0 ] &&
     cmp -s <(stmts "$work/udf.sql" 1 2 3 5 6 7 8 9 10 11 12) <(stmts "$work/floor.sql" 1 2 3 5 6 7 8 9 10 11 12) ||
     die "the floor transition still parses, or differs from the UDF one outside the freeze's source"
