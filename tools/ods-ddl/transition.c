@@ -145,6 +145,15 @@ static void staged_load(tr *t, int if_frozen)
  * comparison below, which the statements then run only when this says 1 (sets that differ have
  * equal fingerprints with a chance of about 2^-128, like the _raw_hash they stand on, a 64-bit
  * hash of the bytes). if_frozen: only once the load is sealed or committed. */
+/* recur_open … recur_close over the load's staged rows: the rows whose coordinates' hash recurs
+ * among them (in), or those staged at coordinates of their own */
+static void recur_staged(tr *t, int in, int if_frozen)
+{
+    recur_open(t, in, COORDS, "");
+    staged_load(t, if_frozen);
+    recur_close(t);
+}
+
 static void may_differ(tr *t, int if_frozen)
 {
     P(t, "(SELECT (count(), sum(cityHash64(_topic, _partition, _offset, _h)), sum(xxHash64(_topic, _partition, "
@@ -152,15 +161,11 @@ static void may_differ(tr *t, int if_frozen)
          "            FROM (SELECT _topic, _partition, _offset, _raw_hash AS _h, _raw_hash AS _h2 FROM ");
     staged_load(t, if_frozen);
     P(t, " AND ");
-    recur_open(t, 0, COORDS, "");
-    staged_load(t, if_frozen);
-    recur_close(t);
+    recur_staged(t, 0, if_frozen);
     P(t, "\n            UNION ALL SELECT _topic, _partition, _offset, min(_raw_hash), max(_raw_hash) FROM ");
     staged_load(t, if_frozen);
     P(t, " AND ");
-    recur_open(t, 1, COORDS, "");
-    staged_load(t, if_frozen);
-    recur_close(t);
+    recur_staged(t, 1, if_frozen);
     P(t, " GROUP BY _topic, _partition, _offset))\n"
          "            != (SELECT (count(), sum(cityHash64(_topic, _partition, _offset, _raw_hash)), "
          "sum(xxHash64(_topic, _partition, _offset, _raw_hash)), toUInt64(0)) FROM %s.order_manifest WHERE _load_id = "
@@ -414,9 +419,7 @@ static void staging_checks(tr *t, int k)
          "(ods-ddl stage)%s'))\n"
          "         FROM (SELECT _topic, _partition, _offset FROM %s.orders_raw WHERE _load_id = {load_id:String} AND ",
       t->name, k, t->n, S, kept(t, k), S);
-    recur_open(t, 1, COORDS, "");
-    staged_load(t, 0);
-    recur_close(t);
+    recur_staged(t, 1, 0);
     P(t, "\n               GROUP BY _topic, _partition, _offset HAVING min(_raw_hash) != max(_raw_hash)\n"
          "               ORDER BY _topic, _partition, _offset)),\n");
     profile_problem(t, k);
@@ -651,7 +654,8 @@ static void seal_problem(tr *t, int k)
     may_differ(t, 0);
     P(t, "\n            GROUP BY _topic, _partition, _offset HAVING count() > 1)) > 0,\n"
          "            concat('%s %d/%d: the manifest of load ', " LOAD_TEXT ", ' holds a message twice "
-         "(two runs froze it at once?): abandon the load (ods-ddl abandon) and rerun it%s'), '')",
+         "(two runs froze it at once, or a copy was staged while a piece was being planned?): abandon the load (ods-ddl "
+         "abandon) and rerun it%s'), '')",
       t->name, k, t->n, kept(t, k));
     first_close(t);
     P(t, ")");
