@@ -289,7 +289,7 @@ load ods_sql
         [ "$(grep -c '^INSERT INTO ods.order_snapshot_dist ' <<<"$output")" -eq 2 ]
         [ "$(grep -c '^INSERT INTO ods.order_snapshot_dist (.*) SETTINGS distributed_foreground_insert = 1, optimize_on_insert = 0, throw_on_max_partitions_per_insert_block = 0 SELECT .* FROM ods.order_snapshot_hot_dist WHERE .* ORDER BY toYYYYMMDD(created_at) ASC$' <<<"$output")" -eq 2 ]
         [ "$(grep -c '^INSERT INTO ods.order_snapshot_hot_dist ' <<<"$output")" -eq 0 ]
-        [ "$(grep -c '^INSERT INTO ods.order_gate (.*) SETTINGS distributed_foreground_insert = 1, join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144 WITH .* SELECT ' <<<"$output")" -eq 32 ]
+        [ "$(grep -c '^INSERT INTO ods.order_gate (.*) SETTINGS distributed_foreground_insert = 1, enable_shared_storage_snapshot_in_query = 1, join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144 WITH .* SELECT ' <<<"$output")" -eq 32 ]
         # the freeze (16 pieces) and its seal: into this node's manifest and seal
         [ "$(grep -c '^INSERT INTO ods.order_manifest (' <<<"$output")" -eq 32 ]
         [ "$(grep -c '^INSERT INTO ods.order_frozen (' <<<"$output")" -eq 2 ]

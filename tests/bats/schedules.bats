@@ -136,8 +136,10 @@ fake_bin_with_chlocal() {
 # --- The divergences the schedules found, each as a fixed sequence (docs/testing.md, "Random
 # schedules"). Each asserts what the model (the promise of issue 24) says.
 
-# the transition's statements A..B as ods-ddl prints them, split at their "-- K. " headings
-statements() { "$BIN/ods-ddl" transition | awk -v a="$1" -v b="$2" '/^-- [0-9]+\. / { k = $2 + 0 } k >= a && k <= b'; }
+# the transition's statements A..B as ods-ddl prints them, split at their "-- K. " headings; the
+# freeze and the gate as one INSERT each, as ods-load runs a load of fewer than a million rows
+# (the printed default's 15 more INSERTs of each would be empty, some 0.1 s of analysis each)
+statements() { "$BIN/ods-ddl" transition --gate-pieces 1 | awk -v a="$1" -v b="$2" '/^-- [0-9]+\. / { k = $2 + 0 } k >= a && k <= b'; }
 fresh_db() {
     "$BIN/ods-ddl" schema >schema.sql
     chlocal --path db --queries-file schema.sql
@@ -197,9 +199,9 @@ run_statements() {
     stage L1 0
     run_statements L1 1 8
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
-    # (each of the gate's INSERTs: its fates flag is two lines, the set of the piece's fates)
+    # (the gate's INSERT: its fates flag is two lines, the set of the piece's fates)
     statements 9 9 | perl -0pe 's/^    \(_topic, _partition, _offset\) NOT IN \(SELECT _topic, _partition, _offset FROM ods\.order_fates WHERE _load_id = \{load_id:String\}\n        AND [^\n]*\) AS _put_fate$/    0 AS _put_fate/mg' >cut9.sql
-    [ "$(grep -c '^    0 AS _put_fate$' cut9.sql)" -eq 16 ]
+    [ "$(grep -c '^    0 AS _put_fate$' cut9.sql)" -eq 1 ]
     [ "$(grep -c 'FROM ods.order_fates' cut9.sql)" -eq 0 ]
     run_split chlocal --path db --param_load_id=L1 --queries-file cut9.sql
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }

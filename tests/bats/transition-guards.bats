@@ -335,6 +335,60 @@ s/ GROUP BY _topic, _partition, _offset HAVING count() > 1)/ GROUP BY _topic, _p
     done
 }
 
+# mid_freeze SHARED PRE: on a copy of ./db0 (one message staged under A, a Buffer in front of
+# staging): statements 1-3 of A, a copy of the message written to the Buffer, PRE seconds of sleep,
+# then the freeze with each table snapshot it takes slowed by 200 ms and its shared snapshot set to
+# SHARED; prints the manifest's rows and the staged rows of A.
+mid_freeze() {
+    local freeze
+    freeze=$(steps 4 4 | sed "s/^SETTINGS enable_shared_storage_snapshot_in_query = 1, /SETTINGS merge_tree_storage_snapshot_sleep_ms = 200, enable_shared_storage_snapshot_in_query = $1, /")
+    [ "$(grep -c "merge_tree_storage_snapshot_sleep_ms = 200, enable_shared_storage_snapshot_in_query = $1, " <<<"$freeze")" -eq 1 ] || { echo "the freeze sets no shared snapshot"; return 1; }
+    rm -rf db
+    cp -a db0 db
+    chlocal --path db --param_load_id=A -q "$(steps 1 3)
+INSERT INTO stg.late_buf (raw, _topic, _partition, _offset, _timestamp, _key, _load_id, _load_ts)
+SELECT raw, _topic, _partition, _offset, _timestamp, _key, _load_id, _load_ts + toIntervalSecond(1) FROM stg.orders_raw;
+SELECT sleep($2) FORMAT Null;
+$freeze
+SELECT (SELECT count() FROM ods.order_manifest WHERE _load_id = 'A'), (SELECT count() FROM stg.orders_raw WHERE _load_id = 'A') FORMAT TSV;"
+}
+
+@test "a copy staged while the freeze reads staging is frozen once: its reads share one snapshot of staging (pinned in its SETTINGS); with that off, the copy lands between them, is frozen twice and the seal refuses" {
+    # The freeze reads staging three times (coordinates staged once, copies, the set of recurring
+    # hashes telling them apart). A Buffer table in front of staging flushes its rows into it in
+    # the engine's background about a second after they were written, whatever statement runs
+    # then; the engine's merge_tree_storage_snapshot_sleep_ms slows each table snapshot the
+    # freeze takes by 200 ms, so that the flush lands among them.
+    fresh
+    printf '%s\n' '{"order_id":"ORD-1","user_id":1,"status":"paid","created_at":"2026-03-01T10:00:00.000Z","updated_at":"2026-03-01T10:00:00.000Z","items_total":"1.00","discount":"0.00","delivery":"0.00","total":"1.00","items":[],"snapshot_date":"2026-03-01"}' >one.jsonl
+    stage A "$PWD/one.jsonl" orders
+    q "CREATE TABLE stg.late_buf AS stg.orders_raw ENGINE = Buffer(stg, orders_raw, 1, 1, 1, 1000000, 1000000, 1000000000, 1000000000)"
+    mv db db0
+    # For each delay, until one lands the copy between two of the freeze's reads: with the
+    # shared snapshot off (each read takes its own), the copy frozen twice, which the seal refuses;
+    # pinned (the transition as printed) at that same delay, the copy frozen once or not at all
+    # (then it is a copy staged after the freeze: the same message), and the load commits it once.
+    local twice=0
+    for pre in 0.6 0.7 0.9 1.1 0.8 1.0; do
+        run_split mid_freeze 0 "$pre"
+        [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+        if [ "$output" = $'2\t2' ]; then
+            twice=1
+            tx A 5 5
+            [ "$status" -eq 1 ]
+            [[ "$stderr_text" == *"transition 5/12: the manifest of load A holds a message twice (two runs froze it at once?)"* ]]
+        fi
+        run_split mid_freeze 1 "$pre"
+        [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+        [ "$output" = $'1\t2' ]
+        tx_ok A 5 12
+        [ "$(q "SELECT accepted, stored FROM ods.order_loads WHERE _load_id = 'A'")" = $'1\t1' ]
+        [ "$(q "SELECT count() FROM ods.order_v")" -eq 1 ]
+        [ "$twice" -eq 0 ] || break
+    done
+    [ "$twice" -eq 1 ]
+}
+
 @test "issue 24 case 3: a load spanning 3700 creation days (1900-01-01 to 2299-12-31), then two more loads: every fold succeeds, every _rep row in its day's partition" {
     # 3 700 days, beyond the 3 660 a partition limit once allowed; each is a part of its own
     span_sql > span.sql

@@ -345,7 +345,7 @@ static void check_gate_piece(const char *pc, mode m, int k, int np, unsigned siz
              m.cluster ? "order_loads_dist" : "order_loads");
     size_t n = (size_t)snprintf(want, sizeof want,
         "INSERT INTO ods.order_gate (%s, _topic, _partition, _offset, _fate, _put_hot, _put_stale, _put_fate)\n"
-        "SETTINGS %sjoin_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144\n"
+        "SETTINGS %senable_shared_storage_snapshot_in_query = 1, join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144\n"
         "WITH (SELECT greatest(1, least(%d, intDiv(max(messages) + %u, %u))) FROM ods.order_frozen WHERE _load_id = "
         "{load_id:String}) AS _pieces,\n"
         "     intDiv(256 * %d + _pieces - 1, _pieces) AS _lo, intDiv(256 * %d + _pieces - 1, _pieces) AS _hi\n"
@@ -483,7 +483,7 @@ static void check_freeze_piece(const char *pc, mode m, int k, int np, unsigned s
     char want[8192], cond[1024], pieces[160];
     CHECK(starts(pc, "INSERT INTO ods.order_manifest (_load_id, "));
     /* written as read: blocks of a quarter of a piece, more than one writer */
-    CHECK(strstr(pc, ", _bucket)\nSETTINGS max_insert_threads = 4, min_insert_block_size_rows = 262144\nWITH (SELECT "));
+    CHECK(strstr(pc, ", _bucket)\nSETTINGS enable_shared_storage_snapshot_in_query = 1, max_insert_threads = 4, min_insert_block_size_rows = 262144\nWITH (SELECT "));
     snprintf(pieces, sizeof pieces, "greatest(1, least(%d, intDiv(count() + %u, %u)))", np, size - 1, size);
     snprintf(want, sizeof want, "\nWITH (SELECT %s FROM stg.orders_raw WHERE _load_id = {load_id:String}) AS _pieces", pieces);
     CHECK(strstr(pc, want) != NULL);
@@ -551,7 +551,7 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
         int check_only = k == 1 || k == 3 || k == 11;
         const char *end = k == 11 ? ") AS _p\nSELECT throwIf(ifNull(_p, '') != '', _p)\nFORMAT Null;"
                                   : ") AS _p\nSELECT throwIf(ifNull(_p, '') != '', _p)\n"
-                                    "SETTINGS optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = "
+                                    "SETTINGS enable_shared_storage_snapshot_in_query = 1, optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = "
                                     "268435456\nFORMAT Null;";
         CHECK_EQ_INT(starts(st[k], "WITH (SELECT ") && ends(st[k], end), check_only);
     }
@@ -724,8 +724,8 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
         CHECK_EQ_INT(count(st[k], may[1]), k == 1 || k == 3 || k == 10);
     }
     CHECK(strstr(st[10], "HAVING min(_s) = 1)) AS _late))") != NULL);
-    CHECK(ends(st[5], "\nSETTINGS optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = 268435456;"));
-    CHECK(ends(st[10], "\nSETTINGS optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = 268435456;"));
+    CHECK(ends(st[5], "\nSETTINGS enable_shared_storage_snapshot_in_query = 1, optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = 268435456;"));
+    CHECK(ends(st[10], "\nSETTINGS enable_shared_storage_snapshot_in_query = 1, optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = 268435456;"));
     CHECK_EQ_INT(count(s, "NOT IN (SELECT _topic, _partition, _offset, _raw_hash"), 0);
     CHECK_EQ_INT(count(s, "uniqExact"), 0);
     /* the seal: the manifest's messages each once, grouped */
@@ -833,7 +833,7 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
                "_topic, _partition, _offset", "", NULL, "");
     n = strlen(want);
     snprintf(want + n, sizeof want - n, ")))]), '')) AS _p SELECT throwIf(ifNull(_p, '') != '', _p)) = 0\n"
-             "SETTINGS optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = 268435456;");
+             "SETTINGS enable_shared_storage_snapshot_in_query = 1, optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = 268435456;");
     size_t l10 = st[10] ? strlen(st[10]) : 0, lw = strlen(want);
     CHECK_EQ_STR(st[10] && l10 >= lw ? st[10] + l10 - lw : "", want);
     /* the check: the rows staged after the freeze, for a committed load too (its rerun must not
@@ -969,7 +969,7 @@ static void test_transition_default(void)
     size_t n = (size_t)snprintf(want, sizeof want, "_load_ts, _raw_hash, error_class, raw");
     for (size_t i = 0; i < WIRE_NFIELDS; i++)
         n += (size_t)snprintf(want + n, sizeof want - n, ", %s", WIRE_FIELDS[i].name);
-    snprintf(want + n, sizeof want - n, ", _hashdiff, _bucket)\nSETTINGS max_insert_threads = 4, min_insert_block_size_rows = 262144\nWITH (SELECT ");
+    snprintf(want + n, sizeof want - n, ", _hashdiff, _bucket)\nSETTINGS enable_shared_storage_snapshot_in_query = 1, max_insert_threads = 4, min_insert_block_size_rows = 262144\nWITH (SELECT ");
     CHECK(strstr(st[4], want) != NULL);
     /* _bucket: cityHash64 of the typed order_id of an accepted message, 0 of a rejected one */
     n = (size_t)snprintf(want, sizeof want, ", _w.class, if(_w.class != '', raw, '')");
@@ -1016,7 +1016,7 @@ static void test_transition_default(void)
                         "AND _bucket >= _lo AND _bucket < _hi)) AS _put_fate\n") != NULL);
     CHECK(ends(st[9], "\nWHERE _put_hot OR _put_stale OR _put_fate;"));
     snprintf(want, sizeof want, "INSERT INTO ods.order_gate (%s, _topic, _partition, _offset, _fate, _put_hot, _put_stale, "
-                                "_put_fate)\nSETTINGS join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144\nWITH ", store_cols());
+                                "_put_fate)\nSETTINGS enable_shared_storage_snapshot_in_query = 1, join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144\nWITH ", store_cols());
     CHECK(starts(st[9], want));
     /* stored, unchanged and stale: counted from the fates; the tables checked against them, each
      * row once */
@@ -1111,7 +1111,7 @@ static void test_transition_typing_sql(void)
             check_common(s, st, m);
             CHECK_EQ_INT(count(s, "order_wire_parse"), 0);
             CHECK_EQ_INT(count(s, "order_wire_class(raw)"), DDL_GATE_PIECES);
-            CHECK(strstr(st[4], ", _raw_hash, error_class, raw, _bucket)\nSETTINGS max_insert_threads = 4, "
+            CHECK(strstr(st[4], ", _raw_hash, error_class, raw, _bucket)\nSETTINGS enable_shared_storage_snapshot_in_query = 1, max_insert_threads = 4, "
                                 "min_insert_block_size_rows = 262144\nWITH (SELECT ") != NULL);
             /* _bucket of the order_id the gate types: the gate's expression, on accepted messages */
             CHECK(strstr(st[4], "_load_ts, _raw_hash, _c, raw, if(_c = '', cityHash64(CAST(if(JSONType(raw, 'order_id') = "
@@ -1157,7 +1157,7 @@ static void test_transition_every(void)
         CHECK(strstr(s, ", store every version: run the ") != NULL);
         char want[4096];
         snprintf(want, sizeof want, "INSERT INTO ods.order_gate (%s, _topic, _partition, _offset, _fate, _put_hot, "
-                 "_put_stale, _put_fate)\nSETTINGS %sjoin_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144\nWITH ",
+                 "_put_stale, _put_fate)\nSETTINGS %senable_shared_storage_snapshot_in_query = 1, join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144\nWITH ",
                  store_cols(), cluster ? "distributed_foreground_insert = 1, " : "");
         CHECK(starts(st[9], want));
         CHECK(strstr(st[9], "\n    0 AS _put_stale,\n") != NULL);
@@ -1215,7 +1215,7 @@ static void test_transition_cluster(void)
     /* the gate on this node (its views write through the shards); the shards get the load's
      * order ids from this node's manifest: GLOBAL IN; the prior is order_v (over the _dist
      * tables), the load's own hot rows and stale records come through the _dist tables */
-    CHECK(strstr(st[9], "_put_fate)\nSETTINGS distributed_foreground_insert = 1, join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144\nWITH ") != NULL);
+    CHECK(strstr(st[9], "_put_fate)\nSETTINGS distributed_foreground_insert = 1, enable_shared_storage_snapshot_in_query = 1, join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144\nWITH ") != NULL);
     CHECK(strstr(st[9], "        FROM ods.order_v\n        WHERE order_id GLOBAL IN (SELECT order_id FROM ods.order_manifest ") !=
           NULL);
     CHECK(strstr(st[9], "        FROM ods.order_snapshot_hot_dist\n        WHERE _load_id = {load_id:String} AND ") != NULL);
