@@ -113,7 +113,7 @@ static const char USAGE[] =
     "            1048576; fewer pieces for a smaller load), so its memory is a piece's, not\n"
     "            the load's, up to P x N messages; the freeze (statement 4) likewise, each\n"
     "            INSERT a range of about N staged rows by their coordinates. How the load is\n"
-    "            cut changes no fate; each INSERT costs about 0.1 s even when its piece is\n"
+    "            cut changes no fate; each INSERT costs 0.1 to 0.3 s even when its piece is\n"
     "            empty.\n"
     "kafka       STG.orders_kafka (Kafka engine, RawBLOB, one consumer; create it on one node\n"
     "            only) and the INSERT that reads one batch into STG.orders_raw with _load_id =\n"

@@ -327,10 +327,10 @@ static void put_captured(const cap *c)
 }
 
 /* The gate's INSERTs when --gate-pieces is not given: as many as the load's staged rows need
- * (pieces of piece_size, at most DDL_GATE_PIECES), since each costs about 0.1 s even when its
- * piece is empty. Copies count as rows, so there are never fewer than the messages need; any
- * number gives every message the same fate. Unknown (the count failed: statement 1 then says
- * why): the default. */
+ * (pieces of piece_size, at most DDL_GATE_PIECES), since each costs 0.1 to 0.3 s, mostly the
+ * engine planning it, even when its piece is empty. Copies count as rows, so there are never
+ * fewer than the messages need; any number gives every message the same fate. Unknown (the
+ * count failed: statement 1 then says why): the default. */
 static unsigned gate_pieces_for(runner *r, const ld_opts *o, cap *out, cap *errs)
 {
     char sql[256];
