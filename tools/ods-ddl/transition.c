@@ -216,9 +216,9 @@ static void late_count(tr *t, int if_frozen)
  * three times (the coordinates staged once, the copies, the set of recurring hashes that tells
  * them apart) and the checks, the seal and the commit compare views of one table: a row staged
  * between two of those reads would be frozen twice or counted in one view only. The engine
- * shares one snapshot per table across a query's subqueries by default since 25.6; pinned here,
- * so that a server profile that turned it off cannot open that window (transition-guards.bats
- * stages a copy mid-freeze both ways). */
+ * shares one snapshot per table across a query's subqueries (a setting since 25.6, on by default
+ * in later releases and in 26.5); pinned here, so that a server profile that turned it off cannot
+ * open that window (transition-guards.bats stages a copy mid-freeze both ways). */
 #define ONE_SNAPSHOT "enable_shared_storage_snapshot_in_query = 1"
 
 /* --- the checks: each an expression that is '' when all is well, else the message --- */
