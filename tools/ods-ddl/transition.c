@@ -137,14 +137,6 @@ static void staged_load(tr *t, int if_frozen)
         frozen_or_committed(t);
 }
 
-/* Whether the load's staged messages and its manifest may differ, as a scalar expression: 1
- * unless the staged coordinates (each with one _raw_hash) and the manifest's rows are the same
- * set by their count and two sums of hashes of (coordinates, _raw_hash). Staging's coordinates
- * staged once are read as they come, those whose hash recurs grouped (a coordinate with two
- * _raw_hash counts in the last figure), the manifest only read: a fraction of the exact
- * comparison below, which the statements then run only when this says 1 (sets that differ have
- * equal fingerprints with a chance of about 2^-128, like the _raw_hash they stand on, a 64-bit
- * hash of the bytes). if_frozen: only once the load is sealed or committed. */
 /* recur_open … recur_close over the load's staged rows: the rows whose coordinates' hash recurs
  * among them (in), or those staged at coordinates of their own */
 static void recur_staged(tr *t, int in, int if_frozen)
@@ -154,6 +146,14 @@ static void recur_staged(tr *t, int in, int if_frozen)
     recur_close(t);
 }
 
+/* Whether the load's staged messages and its manifest may differ, as a scalar expression: 1
+ * unless the staged coordinates (each with one _raw_hash) and the manifest's rows are the same
+ * set by their count and two sums of hashes of (coordinates, _raw_hash). Staging's coordinates
+ * staged once are read as they come, those whose hash recurs grouped (a coordinate with two
+ * _raw_hash counts in the last figure), the manifest only read: a fraction of the exact
+ * comparison below, which the statements then run only when this says 1 (sets that differ have
+ * equal fingerprints with a chance of about 2^-128, like the _raw_hash they stand on, a 64-bit
+ * hash of the bytes). if_frozen: only once the load is sealed or committed. */
 static void may_differ(tr *t, int if_frozen)
 {
     P(t, "(SELECT (count(), sum(cityHash64(_topic, _partition, _offset, _h)), sum(xxHash64(_topic, _partition, "
@@ -220,6 +220,10 @@ static void late_count(tr *t, int if_frozen)
  * in later releases and in 26.5); pinned here, so that a server profile that turned it off cannot
  * open that window (transition-guards.bats stages a copy mid-freeze both ways). */
 #define ONE_SNAPSHOT "enable_shared_storage_snapshot_in_query = 1"
+
+/* What the statements that compare grouped reads (the checks, the seal, the commit) set: one
+ * snapshot, their groups spilled past 256 MiB. */
+#define READ_SETTINGS ONE_SNAPSHOT ", " GROUP_SPILL
 
 /* --- the checks: each an expression that is '' when all is well, else the message --- */
 
@@ -290,7 +294,7 @@ static void check_statement(tr *t, int k, problem_fn *fn)
     P(t, "WITH (SELECT ");
     fn(t, k);
     P(t, ") AS _p\nSELECT throwIf(ifNull(_p, '') != '', _p)\n%sFORMAT Null;\n\n",
-      t->checks == staging_checks && fn != lease_only ? "SETTINGS " ONE_SNAPSHOT ", " GROUP_SPILL "\n" : "");
+      t->checks == staging_checks && fn != lease_only ? "SETTINGS " READ_SETTINGS "\n" : "");
 }
 
 /* "arrayFirst(_x -> _x != '', [" … "])": the first problem found, or ''. */
@@ -663,8 +667,7 @@ static void seal_problem(tr *t, int k)
     may_differ(t, 0);
     P(t, "\n            GROUP BY _topic, _partition, _offset HAVING count() > 1)) > 0,\n"
          "            concat('%s %d/%d: the manifest of load ', " LOAD_TEXT ", ' holds a message twice "
-         "(two runs froze it at once?): abandon the load (ods-ddl "
-         "abandon) and rerun it%s'), '')",
+         "(two runs froze it at once?): abandon the load (ods-ddl abandon) and rerun it%s'), '')",
       t->name, k, t->n, kept(t, k));
     first_close(t);
     P(t, ")");
@@ -686,7 +689,7 @@ static void st_seal(tr *t)
     not_committed(t);
     P(t, "\n  AND ");
     guard(t, TR_SEAL, seal_problem);
-    P(t, "\nSETTINGS " ONE_SNAPSHOT ", " GROUP_SPILL ";\n\n");
+    P(t, "\nSETTINGS " READ_SETTINGS ";\n\n");
 }
 
 /* The committed loads that an earlier transition folded: all but the latest (the one before
@@ -1137,7 +1140,7 @@ static void st_commit(tr *t)
     sealed(t, 1);
     P(t, "\n  AND ");
     guard(t, TR_COMMIT, commit_problem);
-    P(t, "\nSETTINGS " ONE_SNAPSHOT ", " GROUP_SPILL ";\n\n");
+    P(t, "\nSETTINGS " READ_SETTINGS ";\n\n");
 }
 
 /* 11 and 12: the lease released, by its holder only (a run that lost it must not drop another

@@ -9,6 +9,9 @@
 #define NSTMT DDL_TRANSITION_STATEMENTS
 #define MAXSTMT 16
 
+/* what the checks, the seal and the commit set: one snapshot, groups spilled past 256 MiB */
+#define READ_SET "SETTINGS enable_shared_storage_snapshot_in_query = 1, optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = 268435456"
+
 /* Splits a generated procedure into its n statements: st[k] (k = 1..n) is the text after the
  * "-- k. " comment line, up to and including its last ';' (malloc-ed; the gate's statement holds
  * several queries). Checks that the statements follow each other with one blank line between
@@ -551,8 +554,7 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
         int check_only = k == 1 || k == 3 || k == 11;
         const char *end = k == 11 ? ") AS _p\nSELECT throwIf(ifNull(_p, '') != '', _p)\nFORMAT Null;"
                                   : ") AS _p\nSELECT throwIf(ifNull(_p, '') != '', _p)\n"
-                                    "SETTINGS enable_shared_storage_snapshot_in_query = 1, optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = "
-                                    "268435456\nFORMAT Null;";
+                                    READ_SET "\nFORMAT Null;";
         CHECK_EQ_INT(starts(st[k], "WITH (SELECT ") && ends(st[k], end), check_only);
     }
     /* 2 and 12: the lease, a table on this node; its columns are the lease view's */
@@ -724,8 +726,8 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
         CHECK_EQ_INT(count(st[k], may[1]), k == 1 || k == 3 || k == 10);
     }
     CHECK(strstr(st[10], "HAVING min(_s) = 1)) AS _late))") != NULL);
-    CHECK(ends(st[5], "\nSETTINGS enable_shared_storage_snapshot_in_query = 1, optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = 268435456;"));
-    CHECK(ends(st[10], "\nSETTINGS enable_shared_storage_snapshot_in_query = 1, optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = 268435456;"));
+    CHECK(ends(st[5], "\n" READ_SET ";"));
+    CHECK(ends(st[10], "\n" READ_SET ";"));
     CHECK_EQ_INT(count(s, "NOT IN (SELECT _topic, _partition, _offset, _raw_hash"), 0);
     CHECK_EQ_INT(count(s, "uniqExact"), 0);
     /* the seal: the manifest's messages each once, grouped */
@@ -833,7 +835,7 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
                "_topic, _partition, _offset", "", NULL, "");
     n = strlen(want);
     snprintf(want + n, sizeof want - n, ")))]), '')) AS _p SELECT throwIf(ifNull(_p, '') != '', _p)) = 0\n"
-             "SETTINGS enable_shared_storage_snapshot_in_query = 1, optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = 268435456;");
+             READ_SET ";");
     size_t l10 = st[10] ? strlen(st[10]) : 0, lw = strlen(want);
     CHECK_EQ_STR(st[10] && l10 >= lw ? st[10] + l10 - lw : "", want);
     /* the check: the rows staged after the freeze, for a committed load too (its rerun must not
