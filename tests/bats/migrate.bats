@@ -38,7 +38,7 @@ rebuild_manifest() {
 }
 SCHEMA_OPTS=()
 
-@test "ods-ddl migrate: from the previous release's schema, an ADD COLUMN for each column it lacks (staging's _moved, the hashdiff profile of versions and ledger), then nothing; the data stays and the tools of this version run on it" {
+@test "ods-ddl migrate: from the previous release's schema, an ADD COLUMN for each column it lacks (the seal's fingerprint of staging, staging's _moved, the hashdiff profile of versions and ledger), which the transition asks for before it writes, then nothing; the data stays and the tools of this version run on it" {
     chlocal --path db --queries-file "$FIX/schema-5707bdc.sql"
     "$BIN/orders-gen" --orders 20 --seed 3 >l1.jsonl
     chlocal --path db -q "INSERT INTO stg.orders_raw (raw, _topic, _partition, _offset, _load_id, _load_ts)
@@ -55,7 +55,17 @@ SCHEMA_OPTS=()
     migrate
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
     profile=$(ods_ddl schema | sed -n "s/^    _hashdiff_profile LowCardinality(String) DEFAULT '\(.*\)'\$/\1/p" | sort -u)
-    [ "$output" = "ALTER TABLE ods.order_loads ADD COLUMN IF NOT EXISTS wire_contract LowCardinality(String) DEFAULT '' AFTER field_invalid;
+    # this version's transition refuses the schema before it writes, naming migrate (its seals
+    # keep no fingerprint of what was staged): no lease, no ledger row, no manifest
+    statements=$output
+    run_split "$BIN/ods-load" --path db --load-id L1
+    [ "$status" -eq 1 ]
+    [[ $stderr_text == *"transition 1/12: the ODS's seals (ods.order_frozen) keep no fingerprint of what was staged (a schema from before this version): bring it to this version with ods-ddl migrate first; nothing was done"* ]]
+    [ "$(chlocal --path db -q "SELECT (SELECT count() FROM system.tables WHERE database = 'ods' AND name = 'order_lease'), (SELECT count() FROM ods.order_loads), (SELECT count() FROM ods.order_manifest WHERE _load_id = 'L1')" | tr '\t' ' ')" = "0 0 0" ]
+    output=$statements
+    [ "$output" = "ALTER TABLE ods.order_frozen ADD COLUMN IF NOT EXISTS staged_fp1 UInt64 DEFAULT 0 AFTER messages;
+ALTER TABLE ods.order_frozen ADD COLUMN IF NOT EXISTS staged_fp2 UInt64 DEFAULT 0 AFTER staged_fp1;
+ALTER TABLE ods.order_loads ADD COLUMN IF NOT EXISTS wire_contract LowCardinality(String) DEFAULT '' AFTER field_invalid;
 ALTER TABLE ods.order_loads ADD COLUMN IF NOT EXISTS hashdiff_profile LowCardinality(String) DEFAULT '' AFTER wire_contract;
 ALTER TABLE ods.order_snapshot_hot ADD COLUMN IF NOT EXISTS _hashdiff_profile LowCardinality(String) DEFAULT '$profile' AFTER _load_ts;
 ALTER TABLE ods.order_snapshot_rep ADD COLUMN IF NOT EXISTS _hashdiff_profile LowCardinality(String) DEFAULT '$profile' AFTER _load_ts;
@@ -142,7 +152,7 @@ ALTER TABLE stg.orders_raw ADD COLUMN IF NOT EXISTS _moved String MATERIALIZED '
     [ "$(grep -c "^ALTER TABLE ods.order_snapshot_hot\(_dist\)\? ON CLUSTER ods_cluster ADD COLUMN IF NOT EXISTS _hashdiff_profile LowCardinality(String) DEFAULT 'order-snapshot-wire-v1/strict/xxh3_128/[0-9a-f]*' AFTER _load_ts;$" <<<"$output")" -eq 2 ]
 }
 
-@test "ods-ddl migrate --cluster from the previous release's cluster schema (issue 27): the lease's KeeperMap table is missing, then its view is a Merge table; each refusal names the step, and after them nothing is left to do" {
+@test "ods-ddl migrate --cluster from the previous release's cluster schema (issue 27): the lease's KeeperMap table is missing, then its view is a Merge table; each refusal names the step, then the seal's two columns are added, and after them nothing is left to do" {
     cfg=$(keeper_cfg "$ROOT/clickhouse-config/cluster.example.xml")
     chlocal --config-file "$cfg" --path db --queries-file "$FIX/schema-cluster-f49c64e.sql"
     ods_ddl migrate --cluster ods_cluster >migrate.sql
@@ -161,6 +171,12 @@ ALTER TABLE stg.orders_raw ADD COLUMN IF NOT EXISTS _moved String MATERIALIZED '
     # (on this one node, without the ON CLUSTER: no DDL queue here)
     chlocal --config-file "$cfg" --path db -q "DROP TABLE ods.order_lease_v"
     chlocal --config-file "$cfg" --path db --queries-file schema.sql
+    # then the columns the release lacks: the seal's fingerprint of what was staged
+    run_split chlocal --config-file "$cfg" --path db --queries-file migrate.sql
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    [ "$output" = "ALTER TABLE ods.order_frozen ON CLUSTER ods_cluster ADD COLUMN IF NOT EXISTS staged_fp1 UInt64 DEFAULT 0 AFTER messages;
+ALTER TABLE ods.order_frozen ON CLUSTER ods_cluster ADD COLUMN IF NOT EXISTS staged_fp2 UInt64 DEFAULT 0 AFTER staged_fp1;" ]
+    chlocal --config-file "$cfg" --path db -q "${output// ON CLUSTER ods_cluster/}"
     run_split chlocal --config-file "$cfg" --path db --queries-file migrate.sql
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
     [ -z "$output" ]

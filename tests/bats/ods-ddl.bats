@@ -221,11 +221,12 @@ load ods_sql
     # The manifest: a load's messages as its transition froze them, by coordinates: the class,
     # the raw bytes' hash (the raw itself of the rejected ones), the typed contract columns,
     # _hashdiff and the bucket of order_id (the gate's pieces);
-    # the seal: one row per frozen load; the lease: who holds it, since when.
+    # the seal: one row per frozen load, with the fingerprint of what was staged; the lease: who
+    # holds it, since when.
     run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_manifest' ORDER BY position)"
     [ "$output" = "['_load_id','_topic','_partition','_offset','_timestamp','_key','_load_ts','_raw_hash','error_class','raw','order_id','user_id','status','created_at','updated_at','items_total','discount','delivery','total','items','snapshot_date','_hashdiff','_bucket']" ]
     run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_frozen' ORDER BY position)"
-    [ "$output" = "['_load_id','frozen_at','staged','messages']" ]
+    [ "$output" = "['_load_id','frozen_at','staged','messages','staged_fp1','staged_fp2']" ]
     run_split chlocal --no-udf --path db -q "SELECT groupArray(name) FROM (SELECT name FROM system.columns WHERE database = 'ods' AND table = 'order_lease_v' ORDER BY position); SELECT count() FROM ods.order_lease_v"
     [ "$output" = "$(printf "['_load_id','since']\n0")" ]
     # One row per order even with versions in two partitions and a server that would not merge

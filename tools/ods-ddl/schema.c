@@ -149,10 +149,12 @@ int ddl_schema(FILE *out, const ddl_opts *o)
     sqlw_put(&st, out, ";\n\nCREATE TABLE IF NOT EXISTS %s.order_frozen", D);
     sqlw_on_cluster(&st, out, o);
     sqlw_put(&st, out, "\n(\n    _load_id String,\n    frozen_at DateTime64(3, 'UTC'),\n"
-                       "    staged UInt64,\n    messages UInt64\n)\n");
+                       "    staged UInt64,\n    messages UInt64,\n"
+                       "    staged_fp1 UInt64 DEFAULT 0,\n    staged_fp2 UInt64 DEFAULT 0\n)\n");
     sqlw_engine(&st, out, o, "MergeTree", D, "order_frozen", NULL);
     sqlw_put(&st, out, "ORDER BY _load_id\nCOMMENT ");
-    sqlw_quote(&st, out, "frozen loads: staged rows (copies included) and distinct messages at the freeze");
+    sqlw_quote(&st, out, "frozen loads: staged rows (copies included), distinct messages and the staged rows' "
+                         "fingerprint at the freeze");
 
     /* The fate the gate (statement 9) gave each accepted message of a load: stored, unchanged
      * or stale. The ledger's figures are counted here, and the commit refuses a load whose every

@@ -102,14 +102,39 @@ static void not_in_manifest(tr *t)
          "FROM %s.order_manifest WHERE _load_id = {load_id:String})", t->D);
 }
 
-/* " AND (the load is sealed OR committed)" */
-static void frozen_or_committed(tr *t)
+/* The fingerprint of a load's staged rows, copies included: two sums of hashes of (coordinates,
+ * _raw_hash), which the seal records (order_frozen.staged_fp1, staged_fp2) and the manifest's
+ * side of may_differ sums likewise. */
+#define FP_CITY "sum(cityHash64(_topic, _partition, _offset, _raw_hash))"
+#define FP_XX "sum(xxHash64(_topic, _partition, _offset, _raw_hash))"
+
+/* When the reads of the late-row count run (a filter on each of them; the engine folds a
+ * false one to reading nothing): always (the seal, before there is one); once the load is
+ * sealed or committed (the staging checks); or only when, besides, its staged rows are not
+ * those its seal fingerprinted (the commit). The seal found what it fingerprinted to be its
+ * manifest, both in one snapshot of staging (ONE_SNAPSHOT: without it a scalar subquery and the
+ * FROM's read of one query see different parts, measured with a Buffer flushing mid-query), so
+ * while staging's count and sums are the seal's nothing was staged since: the commit then reads
+ * the load's staged rows once, plainly, not three times grouped (at 1 M messages the commit's
+ * query time went from 0.64-0.74 s to 0.46-0.52 s; docs/performance.md). A seal from before the
+ * fingerprint was kept (0, 0) or none at all differs, and the exact count runs as before. The
+ * staging checks cannot use it: they are what stops a schema without it (seal_columns_problem). */
+enum { LATE_ALWAYS, LATE_IF_FROZEN, LATE_IF_MOVED };
+
+static void late_when(tr *t, int when)
 {
+    if (when == LATE_ALWAYS)
+        return;
     P(t, " AND (");
     sealed(t, 1);
     P(t, " OR ");
     committed(t);
     P(t, ")");
+    if (when == LATE_IF_MOVED)
+        P(t, " AND (SELECT (count(), " FP_CITY ", " FP_XX ") FROM %s.orders_raw WHERE _load_id = {load_id:String})\n"
+             "                != (SELECT (any(staged), any(staged_fp1), any(staged_fp2)) FROM %s.order_frozen WHERE "
+             "_load_id = {load_id:String})",
+          t->S, t->D);
 }
 
 /* "cityHash64(KEY) [NOT ]IN (SELECT _k FROM (SELECT cityHash64(KEY) AS _k FROM " … recur_close: the
@@ -129,20 +154,19 @@ static void recur_close(tr *t)
     P(t, " GROUP BY _k HAVING count() > 1))");
 }
 
-/* "STG.orders_raw WHERE the load [and if_frozen: once it is sealed or committed]" */
-static void staged_load(tr *t, int if_frozen)
+/* "STG.orders_raw WHERE the load [and late_when's condition]" */
+static void staged_load(tr *t, int when)
 {
     P(t, "%s.orders_raw WHERE _load_id = {load_id:String}", t->S);
-    if (if_frozen)
-        frozen_or_committed(t);
+    late_when(t, when);
 }
 
 /* recur_open … recur_close over the load's staged rows: the rows whose coordinates' hash recurs
  * among them (in), or those staged at coordinates of their own */
-static void recur_staged(tr *t, int in, int if_frozen)
+static void recur_staged(tr *t, int in, int when)
 {
     recur_open(t, in, COORDS, "");
-    staged_load(t, if_frozen);
+    staged_load(t, when);
     recur_close(t);
 }
 
@@ -153,26 +177,24 @@ static void recur_staged(tr *t, int in, int if_frozen)
  * _raw_hash counts in the last figure), the manifest only read: a fraction of the exact
  * comparison below, which the statements then run only when this says 1 (sets that differ have
  * equal fingerprints with a chance of about 2^-128, like the _raw_hash they stand on, a 64-bit
- * hash of the bytes). if_frozen: only once the load is sealed or committed. */
-static void may_differ(tr *t, int if_frozen)
+ * hash of the bytes). when: late_when. */
+static void may_differ(tr *t, int when)
 {
     P(t, "(SELECT (count(), sum(cityHash64(_topic, _partition, _offset, _h)), sum(xxHash64(_topic, _partition, "
          "_offset, _h)), countIf(_h != _h2))\n"
          "            FROM (SELECT _topic, _partition, _offset, _raw_hash AS _h, _raw_hash AS _h2 FROM ");
-    staged_load(t, if_frozen);
+    staged_load(t, when);
     P(t, " AND ");
-    recur_staged(t, 0, if_frozen);
+    recur_staged(t, 0, when);
     P(t, "\n            UNION ALL SELECT _topic, _partition, _offset, min(_raw_hash), max(_raw_hash) FROM ");
-    staged_load(t, if_frozen);
+    staged_load(t, when);
     P(t, " AND ");
-    recur_staged(t, 1, if_frozen);
+    recur_staged(t, 1, when);
     P(t, " GROUP BY _topic, _partition, _offset))\n"
-         "            != (SELECT (count(), sum(cityHash64(_topic, _partition, _offset, _raw_hash)), "
-         "sum(xxHash64(_topic, _partition, _offset, _raw_hash)), toUInt64(0)) FROM %s.order_manifest WHERE _load_id = "
+         "            != (SELECT (count(), " FP_CITY ", " FP_XX ", toUInt64(0)) FROM %s.order_manifest WHERE _load_id = "
          "{load_id:String}",
       t->D);
-    if (if_frozen)
-        frozen_or_committed(t);
+    late_when(t, when);
     P(t, ")");
 }
 
@@ -182,21 +204,19 @@ static void may_differ(tr *t, int if_frozen)
  * and, when it is false, reads neither). A GROUP BY spills to disk
  * past GROUP_SPILL (set by every statement that counts them) where a NOT IN set holds the whole
  * load in memory: 2.4 GiB at 16 M messages, against 0.6 GiB grouped and spilled, and twice as
- * fast (docs/performance.md). if_frozen: only once the load is sealed or committed, as the
- * staging checks ask (their if() evaluates a scalar subquery whatever its condition says, and
- * a first run would group all its staged rows for nothing). */
-static void late_count(tr *t, int if_frozen)
+ * fast (docs/performance.md). when: late_when (the staging checks' if() evaluates a scalar
+ * subquery whatever its condition says, and a first run would group all its staged rows for
+ * nothing). */
+static void late_count(tr *t, int when)
 {
     P(t, "(SELECT sum(_n) FROM (SELECT count() AS _n FROM (SELECT _topic, _partition, _offset, _raw_hash, 1 AS _s "
          "FROM %s.orders_raw WHERE _load_id = {load_id:String}", t->S);
-    if (if_frozen)
-        frozen_or_committed(t);
+    late_when(t, when);
     P(t, "\n            UNION ALL SELECT _topic, _partition, _offset, _raw_hash, 0 FROM %s.order_manifest WHERE _load_id = "
          "{load_id:String}", t->D);
-    if (if_frozen)
-        frozen_or_committed(t);
+    late_when(t, when);
     P(t, ")\n            WHERE ");
-    may_differ(t, if_frozen);
+    may_differ(t, when);
     P(t, "\n            GROUP BY _topic, _partition, _offset, _raw_hash HAVING min(_s) = 1))");
 }
 
@@ -254,8 +274,8 @@ static void lease_problem(tr *t, int k)
       t->name);
 }
 
-/* Rows staged under the load after its freeze (a sealed or committed load). */
-static void late_problem(tr *t, int k)
+/* Rows staged under the load after its freeze (a sealed or committed load); when: late_when. */
+static void late_problem(tr *t, int k, int when)
 {
     P(t, "(SELECT if(_late = 0, '', concat('%s %d/%d: ', toString(_late), ' rows were staged under load ', "
          LOAD_TEXT ",\n"
@@ -265,7 +285,7 @@ static void late_problem(tr *t, int k)
          "move-late) and run that load; this run wrote nothing%s'))\n"
          "        FROM (SELECT ",
       t->name, k, t->n, t->D, kept(t, k));
-    late_count(t, 1);
+    late_count(t, when);
     P(t, " AS _late))");
 }
 
@@ -401,17 +421,35 @@ static void profile_problem(tr *t, int k)
     P(t, ")");
 }
 
+/* The seal keeps the fingerprint of what was staged (order_frozen.staged_fp1, staged_fp2,
+ * late_when), which the seal and the commit name: a schema from before it would fail them by the
+ * engine's "unknown identifier", the seal after the freeze has written. Checked here first, by
+ * name in system.columns (no statement of the checks names them), so such a run stops at
+ * statement 1 having done nothing, and says what to run. */
+static void seal_columns_problem(tr *t, int k)
+{
+    P(t, "if((SELECT count() FROM system.columns WHERE database = ");
+    sqlw_quote(&t->st, t->out, t->D);
+    P(t, " AND table = 'order_frozen' AND name IN ('staged_fp1', 'staged_fp2')) = 2, '',\n"
+         "        concat('%s %d/%d: the ODS''s seals (%s.order_frozen) keep no fingerprint of what was staged (a "
+         "schema from before this version): bring it to this version with ods-ddl migrate first; nothing was "
+         "done%s'))",
+      t->name, k, t->n, t->D, kept(t, k));
+}
+
 /* 3: nothing is written when the load cannot be frozen exactly (check_statement groups its
  * coordinates in order). */
 static void staging_checks(tr *t, int k)
 {
     const char *S = t->S, *D = t->D;
-    P(t, "if(");
+    first_open(t);
+    seal_columns_problem(t, k);
+    P(t, ",\n    if(");
     sealed(t, 1);
     P(t, " OR ");
     committed(t);
     P(t, ", ");
-    late_problem(t, k);
+    late_problem(t, k, LATE_IF_FROZEN);
     P(t, ", ");
     first_open(t);
     if (!t->o->allow_empty)
@@ -432,7 +470,7 @@ static void staging_checks(tr *t, int k)
          "(ods-ddl stage)%s'))\n"
          "         FROM (SELECT _topic, _partition, _offset FROM %s.orders_raw WHERE _load_id = {load_id:String} AND ",
       t->name, k, t->n, S, kept(t, k), S);
-    recur_staged(t, 1, 0);
+    recur_staged(t, 1, LATE_ALWAYS);
     P(t, "\n               GROUP BY _topic, _partition, _offset HAVING min(_raw_hash) != max(_raw_hash)\n"
          "               ORDER BY _topic, _partition, _offset)),\n");
     profile_problem(t, k);
@@ -445,6 +483,7 @@ static void staging_checks(tr *t, int k)
       t->name, k, t->n, kept(t, k), D, t->g, D, t->loads);
     first_close(t);
     P(t, ")");
+    first_close(t);
 }
 
 /* 3: the same checks, now under the lease: between statement 1 and the lease, another run may
@@ -656,7 +695,7 @@ static void seal_problem(tr *t, int k)
     P(t, ", '', ");
     first_open(t);
     P(t, "\n        if(");
-    late_count(t, 0);
+    late_count(t, LATE_ALWAYS);
     P(t, " > 0,\n"
          "            concat('%s %d/%d: rows were staged under load ', " LOAD_TEXT ", ' while it was being "
          "frozen, or differ from the bytes frozen at their coordinates: rerun the transition from statement 1 "
@@ -664,7 +703,7 @@ static void seal_problem(tr *t, int k)
          "        if((SELECT count() FROM (SELECT 1 FROM %s.order_manifest WHERE _load_id = {load_id:String} AND ",
       t->name, k, t->n, kept(t, k), t->D);
     /* a message twice in the manifest changes its fingerprint */
-    may_differ(t, 0);
+    may_differ(t, LATE_ALWAYS);
     P(t, "\n            GROUP BY _topic, _partition, _offset HAVING count() > 1)) > 0,\n"
          "            concat('%s %d/%d: the manifest of load ', " LOAD_TEXT ", ' holds a message twice "
          "(two runs froze it at once?): abandon the load (ods-ddl abandon) and rerun it%s'), '')",
@@ -678,9 +717,10 @@ static void st_seal(tr *t)
 {
     const char *S = t->S, *D = t->D;
     P(t, "-- %d. the freeze sealed: from here on the load is its manifest, and staging is only checked\n"
-         "INSERT INTO %s.order_frozen (_load_id, frozen_at, staged, messages)\n"
-         "SELECT {load_id:String}, now64(3, 'UTC'), s.n, m.n\n"
-         "FROM (SELECT count() AS n FROM %s.orders_raw WHERE _load_id = {load_id:String}) AS s,\n"
+         "INSERT INTO %s.order_frozen (_load_id, frozen_at, staged, messages, staged_fp1, staged_fp2)\n"
+         "SELECT {load_id:String}, now64(3, 'UTC'), s.n, m.n, s.fp1, s.fp2\n"
+         "FROM (SELECT count() AS n, " FP_CITY " AS fp1, " FP_XX " AS fp2 FROM %s.orders_raw WHERE _load_id = "
+         "{load_id:String}) AS s,\n"
          "     (SELECT count() AS n FROM %s.order_manifest WHERE _load_id = {load_id:String}) AS m\n"
          "WHERE ",
       TR_SEAL, D, S, D);
@@ -1071,7 +1111,7 @@ static void commit_problem(tr *t, int k)
     first_open(t);
     sealed_problem(t, k);
     P(t, ",\n        ");
-    late_problem(t, k);
+    late_problem(t, k, LATE_IF_MOVED);
     P(t, ",\n        if(");
     committed(t);
     P(t, ", '',\n        (SELECT multiIf(_sums != '', concat('%s %d/%d: the ledger row of load ', " LOAD_TEXT ",\n"

@@ -10,6 +10,9 @@
 #define MAXSTMT 16
 
 /* what the checks, the seal and the commit set: one snapshot, groups spilled past 256 MiB */
+/* the two sums that fingerprint rows by (coordinates, _raw_hash) */
+#define FP_SUMS "sum(cityHash64(_topic, _partition, _offset, _raw_hash)), sum(xxHash64(_topic, _partition, _offset, _raw_hash))"
+#define FP_SUMS_AS "sum(cityHash64(_topic, _partition, _offset, _raw_hash)) AS fp1, sum(xxHash64(_topic, _partition, _offset, _raw_hash)) AS fp2"
 #define READ_SET "SETTINGS enable_shared_storage_snapshot_in_query = 1, optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = 268435456"
 
 /* Splits a generated procedure into its n statements: st[k] (k = 1..n) is the text after the
@@ -563,8 +566,8 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
     check_lease_drop(st, 12);
     CHECK(starts(st[4], "INSERT INTO ods.order_manifest (_load_id, _topic, _partition, _offset, _timestamp, _key, "
                         "_load_ts, _raw_hash, error_class, raw"));
-    CHECK(starts(st[5], "INSERT INTO ods.order_frozen (_load_id, frozen_at, staged, messages)\nSELECT {load_id:String}, "
-                        "now64(3, 'UTC'), "));
+    CHECK(starts(st[5], "INSERT INTO ods.order_frozen (_load_id, frozen_at, staged, messages, staged_fp1, staged_fp2)\n"
+                        "SELECT {load_id:String}, now64(3, 'UTC'), s.n, m.n, s.fp1, s.fp2\n"));
     snprintf(want, sizeof want, "ALTER TABLE ods.order_snapshot_hot%s DELETE WHERE %s\n", m.cluster ? " ON CLUSTER c1" : "",
              guard);
     CHECK(starts(st[6], want));
@@ -682,48 +685,55 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
     for (int k = 1; k <= NSTMT; k++)
         CHECK_EQ_INT(count(st[k], "stg.orders_raw") > 0, raw_reads[k]);
     /* (the commit: the late rows' staged side and the staged side of their fingerprint: two
-     * reads, each with its set of recurring coordinates) */
-    CHECK_EQ_INT(count(st[10], "stg.orders_raw"), 5);
+     * reads, each with its set of recurring coordinates; and the plain fingerprint compared with
+     * the seal's, the filter on each of the seven reads of the late rows) */
+    CHECK_EQ_INT(count(st[10], "stg.orders_raw"), 5 + 7);
     /* the rows staged after the freeze: staging and the manifest grouped by coordinates and
      * bytes, where a NOT IN would hold the load's set, read only when the fingerprints of the
      * staged messages and the manifest differ (one filter over both reads; a message twice in
      * the manifest changes them too); in the checks (1, 3), the seal and the commit, each of
      * which sets the spill */
-    char frozen[256], may[2][4096], late[16384], late_if[16384];
-    snprintf(frozen, sizeof frozen, " AND ({load_id:String} IN (SELECT _load_id FROM ods.order_frozen) OR {load_id:String} "
-                                    "%sIN (SELECT _load_id FROM ods.%s))", m.cluster ? "GLOBAL " : "", loads);
+    char frozen[3][1024], may[3][8192], late[3][24576];
+    snprintf(frozen[0], sizeof frozen[0], "%s", "");
+    snprintf(frozen[1], sizeof frozen[1], " AND ({load_id:String} IN (SELECT _load_id FROM ods.order_frozen) OR {load_id:String} "
+                                          "%sIN (SELECT _load_id FROM ods.%s))", m.cluster ? "GLOBAL " : "", loads);
+    /* (the commit's: besides, staging's rows are not those the seal fingerprinted) */
+    snprintf(frozen[2], sizeof frozen[2], "%.600s AND (SELECT (count(), " FP_SUMS ") FROM stg.orders_raw WHERE _load_id = "
+             "{load_id:String})\n                != (SELECT (any(staged), any(staged_fp1), any(staged_fp2)) FROM "
+             "ods.order_frozen WHERE _load_id = {load_id:String})", frozen[1]);
     /* (staging's side: the coordinates staged once as read, those whose hash recurs grouped) */
-    for (int f = 0; f < 2; f++) {
-        const char *fz = f ? frozen : "";
+    for (int f = 0; f < 3; f++) {
+        const char *fz = frozen[f];
         snprintf(may[f], sizeof may[f],
                  "(SELECT (count(), sum(cityHash64(_topic, _partition, _offset, _h)), sum(xxHash64(_topic, _partition, "
                  "_offset, _h)), countIf(_h != _h2))\n            FROM (SELECT _topic, _partition, _offset, _raw_hash AS _h, "
-                 "_raw_hash AS _h2 FROM stg.orders_raw WHERE _load_id = {load_id:String}%s AND cityHash64(_topic, _partition, "
+                 "_raw_hash AS _h2 FROM stg.orders_raw WHERE _load_id = {load_id:String}%.1023s AND cityHash64(_topic, _partition, "
                  "_offset) NOT IN (SELECT _k FROM (SELECT cityHash64(_topic, _partition, _offset) AS _k FROM stg.orders_raw "
-                 "WHERE _load_id = {load_id:String}%s GROUP BY _k HAVING count() > 1))\n            UNION ALL SELECT _topic, "
-                 "_partition, _offset, min(_raw_hash), max(_raw_hash) FROM stg.orders_raw WHERE _load_id = {load_id:String}%s "
+                 "WHERE _load_id = {load_id:String}%.1023s GROUP BY _k HAVING count() > 1))\n            UNION ALL SELECT _topic, "
+                 "_partition, _offset, min(_raw_hash), max(_raw_hash) FROM stg.orders_raw WHERE _load_id = {load_id:String}%.1023s "
                  "AND cityHash64(_topic, _partition, _offset) IN (SELECT _k FROM (SELECT cityHash64(_topic, _partition, "
-                 "_offset) AS _k FROM stg.orders_raw WHERE _load_id = {load_id:String}%s GROUP BY _k HAVING count() > 1)) "
-                 "GROUP BY _topic, _partition, _offset))\n            != (SELECT (count(), sum(cityHash64(_topic, _partition, "
-                 "_offset, _raw_hash)), sum(xxHash64(_topic, _partition, _offset, _raw_hash)), toUInt64(0)) FROM "
-                 "ods.order_manifest WHERE _load_id = {load_id:String}%s)",
+                 "_offset) AS _k FROM stg.orders_raw WHERE _load_id = {load_id:String}%.1023s GROUP BY _k HAVING count() > 1)) "
+                 "GROUP BY _topic, _partition, _offset))\n            != (SELECT (count(), " FP_SUMS ", toUInt64(0)) FROM "
+                 "ods.order_manifest WHERE _load_id = {load_id:String}%.1023s)",
                  fz, fz, fz, fz, fz);
-    }
-    for (int f = 0; f < 2; f++)
-        snprintf(f ? late_if : late, sizeof late,
+        snprintf(late[f], sizeof late[f],
                  "(SELECT sum(_n) FROM (SELECT count() AS _n FROM (SELECT _topic, _partition, _offset, _raw_hash, 1 AS _s "
-                 "FROM stg.orders_raw WHERE _load_id = {load_id:String}%s\n"
+                 "FROM stg.orders_raw WHERE _load_id = {load_id:String}%.1023s\n"
                  "            UNION ALL SELECT _topic, _partition, _offset, _raw_hash, 0 FROM ods.order_manifest WHERE "
-                 "_load_id = {load_id:String}%s)\n            WHERE %s\n"
+                 "_load_id = {load_id:String}%.1023s)\n            WHERE %.8191s\n"
                  "            GROUP BY _topic, _partition, _offset, _raw_hash HAVING min(_s) = 1))",
-                 f ? frozen : "", f ? frozen : "", may[f]);
-    /* (the seal's always; the checks' and the commit's once the load is sealed or committed:
-     * a first run's staging checks do not group its staged rows, nor fingerprint them) */
+                 fz, fz, may[f]);
+    }
+    /* (the seal's always; the checks' once the load is sealed or committed: a first run's
+     * staging checks do not group its staged rows, nor fingerprint them; the commit's only when
+     * staging is not what the seal fingerprinted) */
     for (int k = 1; k <= NSTMT; k++) {
-        CHECK_EQ_INT(count(st[k], late), k == 5);
-        CHECK_EQ_INT(count(st[k], late_if), k == 1 || k == 3 || k == 10);
+        CHECK_EQ_INT(count(st[k], late[0]), k == 5);
+        CHECK_EQ_INT(count(st[k], late[1]), k == 1 || k == 3);
+        CHECK_EQ_INT(count(st[k], late[2]), k == 10);
         CHECK_EQ_INT(count(st[k], may[0]), k == 5 ? 2 : 0);
-        CHECK_EQ_INT(count(st[k], may[1]), k == 1 || k == 3 || k == 10);
+        CHECK_EQ_INT(count(st[k], may[1]), k == 1 || k == 3);
+        CHECK_EQ_INT(count(st[k], may[2]), k == 10);
     }
     CHECK(strstr(st[10], "HAVING min(_s) = 1)) AS _late))") != NULL);
     CHECK(ends(st[5], "\n" READ_SET ";"));
@@ -731,9 +741,9 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
     CHECK_EQ_INT(count(s, "NOT IN (SELECT _topic, _partition, _offset, _raw_hash"), 0);
     CHECK_EQ_INT(count(s, "uniqExact"), 0);
     /* the seal: the manifest's messages each once, grouped */
-    snprintf(late, sizeof late, "if((SELECT count() FROM (SELECT 1 FROM ods.order_manifest WHERE _load_id = {load_id:String} "
-             "AND %s\n            GROUP BY _topic, _partition, _offset HAVING count() > 1)) > 0,\n", may[0]);
-    CHECK(strstr(st[5], late) != NULL);
+    snprintf(late[0], sizeof late[0], "if((SELECT count() FROM (SELECT 1 FROM ods.order_manifest WHERE _load_id = "
+             "{load_id:String} AND %s\n            GROUP BY _topic, _partition, _offset HAVING count() > 1)) > 0,\n", may[0]);
+    CHECK(strstr(st[5], late[0]) != NULL);
     CHECK(strstr(st[8], "\nFROM ods.order_manifest\nWHERE _load_id = {load_id:String}\n") != NULL);
     for (int k = 5; k <= NSTMT; k++) {
         CHECK(!strstr(st[k], "order_wire_")); /* classified once, in the freeze */
@@ -748,9 +758,22 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
      * short is completed by the rerun (coordinates already in the manifest skipped) */
     check_freeze(st[4], m, DDL_GATE_PIECES, DDL_PIECE_SIZE);
 
-    /* the seal counts the staged rows and the manifest's messages */
-    CHECK(strstr(st[5], "FROM (SELECT count() AS n FROM stg.orders_raw WHERE _load_id = {load_id:String}) AS s,\n"
-                        "     (SELECT count() AS n FROM ods.order_manifest WHERE _load_id = {load_id:String}) AS m\n") != NULL);
+    /* the seal counts the staged rows and the manifest's messages, and fingerprints the staged
+     * rows, copies included, as the commit does again (the sums of the manifest's side of the
+     * late rows' fingerprint, over (coordinates, _raw_hash)) */
+    CHECK(strstr(st[5], "FROM (SELECT count() AS n, " FP_SUMS_AS " FROM stg.orders_raw WHERE _load_id = {load_id:String}) "
+                        "AS s,\n     (SELECT count() AS n FROM ods.order_manifest WHERE _load_id = {load_id:String}) AS m\n")
+          != NULL);
+    /* a schema whose seals keep no fingerprint stops at 1 (and 3), by name in system.columns:
+     * only the seal and the commit name the columns */
+    for (int k = 1; k <= NSTMT; k++) {
+        snprintf(want, sizeof want, "if((SELECT count() FROM system.columns WHERE database = 'ods' AND table = 'order_frozen' "
+                 "AND name IN ('staged_fp1', 'staged_fp2')) = 2, '',\n        concat('transition %d/12: the ODS''s seals "
+                 "(ods.order_frozen) keep no fingerprint of what was staged (a schema from before this version): bring it to "
+                 "this version with ods-ddl migrate first; nothing was done", k);
+        CHECK_EQ_INT(count(st[k], want), k == 1 || k == 3);
+        CHECK_EQ_INT(count(st[k], "staged_fp1") > 0, k == 1 || k == 3 || k == 5 || k == 10);
+    }
 
     /* a rerun records no error twice */
     snprintf(want, sizeof want, "\n  AND (_topic, _partition, _offset) %sNOT IN (SELECT _topic, _partition, _offset FROM "
