@@ -15,6 +15,9 @@
 # piece), then every accepted message from the manifest into the gate as stored, through its
 # views into the hot table and the fates (no prior, no window, no guard): what any transition
 # that parses once, keeps a manifest and records each message's fate must write.
+# And the guards' lower bound, on a third fresh copy: each guarantee the transition adds to that
+# floor by the cheapest SQL written for it (below), to tell what the guards cost from what they
+# must cost.
 # Reported: the median per statement and of the sum; the ratio is the anchor's time over the
 # row's (below 1: slower than the parse alone). Goals (issue 25): the whole transition within 3x
 # the parse alone; the classifier within 2x isValidJSON and at least 8x faster than the native
@@ -65,6 +68,40 @@ SELECT order_id, user_id, status, created_at, updated_at, items_total, discount,
     _hashdiff, _load_id, _load_ts, _topic, _partition, _offset, 'stored', 1, 0, 1
 FROM ods.order_manifest WHERE _load_id = 'L1' AND error_class = ''"
 
+# The guards' lower bound: each guarantee the statements add to the floor by the cheapest SQL
+# written for it, the other statements as printed, so that what the guards cost can be told from
+# what they must cost. One staging check in place of statements 1 and 3 (rows staged, each
+# coordinate one message); the lease taken and released (2, 12); the freeze, housekeeping, fold
+# and errors as printed (4, 6, 7, 8); a seal that compares staging, grouped by the hash of
+# coordinates and bytes, with the manifest and records staging's fingerprint; the gate with the
+# prior through order_v and nothing else (no first receipt, no rerun set, no lease guard); the
+# commit's figures as printed, checked only by staging's fingerprint against the seal's and the
+# fates' count against the accepted messages. Not a transition: no rerun converges through it.
+guard_check="SELECT throwIf((SELECT count() FROM stg.orders_raw WHERE _load_id = {load_id:String}) = 0, 'no rows'),
+    throwIf((SELECT count() FROM (SELECT 1 FROM stg.orders_raw WHERE _load_id = {load_id:String}
+        GROUP BY _topic, _partition, _offset HAVING min(_raw_hash) != max(_raw_hash))) > 0, 'coordinates')
+FORMAT Null"
+guard_seal="$(stmt 5 | awk '/^WHERE /{exit} !/^-- /')
+WHERE throwIf((SELECT (count(), sum(_h)) FROM (SELECT cityHash64(_topic, _partition, _offset, _raw_hash) AS _h FROM stg.orders_raw
+        WHERE _load_id = {load_id:String} GROUP BY _h))
+    != (SELECT (count(), sum(cityHash64(_topic, _partition, _offset, _raw_hash))) FROM ods.order_manifest WHERE _load_id = {load_id:String}),
+    'staged during the freeze') = 0"
+guard_gate="$(stmt 9 | first '^INSERT INTO ods.order_gate ')
+$(stmt 9 | first '^SETTINGS ')
+SELECT order_id, user_id, status, created_at, updated_at, items_total, discount, delivery, total, items, snapshot_date,
+    _hashdiff, _load_id, _load_ts, _topic, _partition, _offset, _fate, _fate = 'stored', _fate = 'stale', 1
+FROM (SELECT *, multiIf(NOT _has_prior OR (updated_at >= _pu AND _hashdiff != _ph), 'stored', updated_at < _pu, 'stale', 'unchanged') AS _fate
+    FROM (SELECT * FROM ods.order_manifest WHERE _load_id = {load_id:String} AND error_class = '') AS l
+    LEFT JOIN (SELECT order_id, 1 AS _has_prior, updated_at AS _pu, _hashdiff AS _ph FROM ods.order_v
+               WHERE order_id IN (SELECT order_id FROM ods.order_manifest WHERE _load_id = {load_id:String} AND error_class = ''))
+        AS o USING (order_id))"
+guard_commit="$(stmt 10 | awk '/^WHERE /{exit} !/^-- /')
+WHERE throwIf((SELECT (count(), sum(cityHash64(_topic, _partition, _offset, _raw_hash)), sum(xxHash64(_topic, _partition, _offset, _raw_hash)))
+        FROM stg.orders_raw WHERE _load_id = {load_id:String})
+    != (SELECT (any(staged), any(staged_fp1), any(staged_fp2)) FROM ods.order_frozen WHERE _load_id = {load_id:String})
+    OR (SELECT count() FROM ods.order_fates WHERE _load_id = {load_id:String}) != m.acc, 'late rows, or fates missing') = 0"
+guard_names=(g2 gcheck g4 gseal g6 g7 g8 ggate gcommit g12)
+
 # qtime NAME ARGS...: bench_qtime in the run directory; its time is added to NAME's, and a
 # statement's peak RSS (the process's; the UDF processes' are not in it) kept as the whole's
 qtime() {
@@ -95,6 +132,16 @@ for ((r = 1; r <= reps; r++)); do
     qtime ffreeze --path "$work/db" -q "$floor_freeze"
     qtime fgate --path "$work/db" -q "$floor_gate"
     [ "$(ch --path "$work/db" -q "SELECT count() FROM ods.order_snapshot_hot")" -eq "$n" ] || die "rep $r: the floor stored not $n versions"
+    rm -rf "$work/db"; cp -a "$base" "$work/db"
+    for g in "${guard_names[@]}"; do
+        case $g in
+            g[0-9]*) sql=$(stmt "${g#g}") ;;
+            gcheck) sql=$guard_check ;; gseal) sql=$guard_seal ;; ggate) sql=$guard_gate ;; gcommit) sql=$guard_commit ;;
+        esac
+        qtime "$g" --path "$work/db" --param_load_id=L1 -q "$sql"
+    done
+    read -r acc stored < <(ch --path "$work/db" --format TSV -q "SELECT accepted, stored FROM ods.order_loads WHERE _load_id = 'L1'")
+    [ "$acc" -eq "$n" ] && [ "$stored" -eq "$n" ] || die "rep $r: the guards' lower bound accepted $acc, stored $stored (want $n, $n)"
 done
 
 sum=0
@@ -104,6 +151,13 @@ for ((k = 1; k <= nst; k++)); do
 done
 for x in parse class valid floor dom native ffreeze fgate; do BENCH_SECS[$x]=$(bench_median "${times[$x]}"); done
 BENCH_SECS[fwhole]=$(awk -v a="${BENCH_SECS[ffreeze]}" -v b="${BENCH_SECS[fgate]}" 'BEGIN {print a + b}')
+gsum=0
+for g in "${guard_names[@]}"; do
+    BENCH_SECS[$g]=$(bench_median "${times[$g]}")
+    gsum=$(awk -v a="$gsum" -v b="${BENCH_SECS[$g]}" 'BEGIN {print a + b}')
+    ((${BENCH_MIB[$g]} > ${BENCH_MIB[gwhole]:-0})) && BENCH_MIB[gwhole]=${BENCH_MIB[$g]}
+done
+BENCH_SECS[gwhole]=$gsum
 BENCH_MIB[fwhole]=$((BENCH_MIB[ffreeze] > BENCH_MIB[fgate] ? BENCH_MIB[ffreeze] : BENCH_MIB[fgate]))
 BENCH_SECS[whole]=$sum
 ratio() { awk -v a="${BENCH_SECS[$1]}" -v b="${BENCH_SECS[$2]}" 'BEGIN {printf "%.2f", (a > 0) ? b / a : 0}'; }
@@ -115,6 +169,7 @@ bench_row "statements: the whole transition, sum of the $nst, $sum s = $(ratio p
 bench_row "statements: the floor's freeze, the parse into the manifest, ${BENCH_SECS[ffreeze]} s" "$n" ffreeze parse
 bench_row "statements: the floor's gate, the manifest into the hot table and the fates, ${BENCH_SECS[fgate]} s" "$n" fgate parse
 bench_row "statements: the transition's floor, the two, ${BENCH_SECS[fwhole]} s = $(ratio parse fwhole)x the parse alone" "$n" fwhole parse
+bench_row "statements: the guards' lower bound, the floor and each guarantee by its cheapest SQL, $gsum s = $(ratio parse gwhole)x the parse alone (seal ${BENCH_SECS[gseal]} s, gate ${BENCH_SECS[ggate]} s, commit ${BENCH_SECS[gcommit]} s, one staging check ${BENCH_SECS[gcheck]} s)" "$n" gwhole parse
 bench_row "statements: the classifier, order_wire_class(raw), ${BENCH_SECS[class]} s = $(ratio valid class)x isValidJSON (goal <= 2x)" "$n" class parse
 bench_row "statements: isValidJSON(raw), ${BENCH_SECS[valid]} s" "$n" valid parse
 bench_row "statements: the protocol floor, proto_floor_string(raw) (decodes each row, answers ''), ${BENCH_SECS[floor]} s = $(ratio valid floor)x isValidJSON" "$n" floor parse

@@ -28,12 +28,13 @@ two_parts() {
 @test "bench 80 (typing three ways) and 90 (statement by statement, the protocol floor) run to their tables" {
     two_parts 80-typing 90-statements
     grep -q '^| typing: the typing alone' 80-typing.out
-    # the 12 statements, the sum, the parse, the classifier, isValidJSON, the two floors, native
-    # and the transition's floor (its freeze, its gate, the two)
-    [ "$(grep -c '^| statements: ' 90-statements.out)" -eq 22 ]
+    # the 12 statements, the sum, the parse, the classifier, isValidJSON, the two floors, native,
+    # the transition's floor (its freeze, its gate, the two) and the guards' lower bound
+    [ "$(grep -c '^| statements: ' 90-statements.out)" -eq 23 ]
     grep -q "^| statements: the protocol floor, proto_floor_string(raw)" 90-statements.out
     grep -q "^| statements: the validation floor, proto_floor_validate(raw)" 90-statements.out
     grep -q "^| statements: the transition's floor, the two, " 90-statements.out
+    grep -q "^| statements: the guards' lower bound, the floor and each guarantee by its cheapest SQL, " 90-statements.out
 }
 
 # scripts/bench --write-docs writes docs/performance.md as its table followed by
