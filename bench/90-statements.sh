@@ -68,6 +68,10 @@ SELECT order_id, user_id, status, created_at, updated_at, items_total, discount,
     _hashdiff, _load_id, _load_ts, _topic, _partition, _offset, 'stored', 1, 0, 1
 FROM ods.order_manifest WHERE _load_id = 'L1' AND error_class = ''"
 
+# upto_where: a statement's lines before its first "WHERE " line, its heading left out, reading
+# all of its input (an awk that exits early can kill stmt's awk with SIGPIPE, as first() says)
+upto_where() { awk '/^WHERE / { w = 1 } !w && !/^-- /'; }
+
 # The guards' lower bound: each guarantee the statements add to the floor by the cheapest SQL
 # written for it, the other statements as printed, so that what the guards cost can be told from
 # what they must cost. One staging check in place of statements 1 and 3 (rows staged, each
@@ -81,7 +85,7 @@ guard_check="SELECT throwIf((SELECT count() FROM stg.orders_raw WHERE _load_id =
     throwIf((SELECT count() FROM (SELECT 1 FROM stg.orders_raw WHERE _load_id = {load_id:String}
         GROUP BY _topic, _partition, _offset HAVING min(_raw_hash) != max(_raw_hash))) > 0, 'coordinates')
 FORMAT Null"
-guard_seal="$(stmt 5 | awk '/^WHERE /{exit} !/^-- /')
+guard_seal="$(stmt 5 | upto_where)
 WHERE throwIf((SELECT (count(), sum(_h)) FROM (SELECT cityHash64(_topic, _partition, _offset, _raw_hash) AS _h FROM stg.orders_raw
         WHERE _load_id = {load_id:String} GROUP BY _h))
     != (SELECT (count(), sum(cityHash64(_topic, _partition, _offset, _raw_hash))) FROM ods.order_manifest WHERE _load_id = {load_id:String}),
@@ -95,7 +99,7 @@ FROM (SELECT *, multiIf(NOT _has_prior OR (updated_at >= _pu AND _hashdiff != _p
     LEFT JOIN (SELECT order_id, 1 AS _has_prior, updated_at AS _pu, _hashdiff AS _ph FROM ods.order_v
                WHERE order_id IN (SELECT order_id FROM ods.order_manifest WHERE _load_id = {load_id:String} AND error_class = ''))
         AS o USING (order_id))"
-guard_commit="$(stmt 10 | awk '/^WHERE /{exit} !/^-- /')
+guard_commit="$(stmt 10 | upto_where)
 WHERE throwIf((SELECT (count(), sum(cityHash64(_topic, _partition, _offset, _raw_hash)), sum(xxHash64(_topic, _partition, _offset, _raw_hash)))
         FROM stg.orders_raw WHERE _load_id = {load_id:String})
     != (SELECT (any(staged), any(staged_fp1), any(staged_fp2)) FROM ods.order_frozen WHERE _load_id = {load_id:String})
