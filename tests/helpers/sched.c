@@ -35,7 +35,7 @@ static const char USAGE[] =
     "late, under a mistyped id), run statements a..b of a load, interleave two loads, SIGKILL\n"
     "inside a statement, OPTIMIZE ... FINAL, clear the lease, abandon, move late rows, take back the\n"
     "latest committed load, stage a copy of a staged message through a Buffer table that flushes\n"
-    "it into staging while the freeze runs.\n"
+    "it into staging while the freeze runs, stage a new row so while the seal runs.\n"
     "\n"
     "  --bin DIR          the build's bin directory (chlocal, ods-ddl)\n"
     "  --work DIR         where each schedule gets its directory seed-S (kept when it diverged)\n"
@@ -48,7 +48,9 @@ static const char USAGE[] =
     "                     skip-lease (statement 2 left out), no-staging-check (3 left out),\n"
     "                     no-seal (5 left out), no-commit (10 left out), no-shared-snapshot (the\n"
     "                     freeze's reads of staging each take their own snapshot; every load then\n"
-    "                     meets a copy staged during its freeze)\n"
+    "                     meets a copy staged during its freeze), split-seal (the seal's check\n"
+    "                     and its record of staging as two statements; every load then meets a\n"
+    "                     new row staged during its seal)\n"
     "  --no-chain         every step in its own chlocal process (slower; to pin a divergence)\n"
     "  --avoid LIST       leave out steps that hit a divergence already known, comma-separated:\n"
     "                     killK (no kill inside statement K), from12 (no run starting at 12),\n"
@@ -89,11 +91,12 @@ static const char *const CLS_NAME[] = {"", "not_an_object", "keyset_mismatch", "
 enum { OP_STAGE, OP_RUN, OP_KILL, OP_OPTIMIZE, OP_CLEAR, OP_ABANDON, OP_MOVE, OP_TAKE_BACK };
 static const char *const OP_NAME[] = {"stage", "run", "kill", "optimize", "clear-lease", "abandon", "move-late",
                                        "take-back"};
-enum { SAB_NONE, SAB_SKIP_LEASE, SAB_NO_STAGING, SAB_NO_SEAL, SAB_NO_COMMIT, SAB_NO_SHARED };
+enum { SAB_NONE, SAB_SKIP_LEASE, SAB_NO_STAGING, SAB_NO_SEAL, SAB_NO_COMMIT, SAB_NO_SHARED, SAB_SPLIT_SEAL };
 static const char *const SAB_NAME[] = {"none", "skip-lease", "no-staging-check", "no-seal", "no-commit",
-                                       "no-shared-snapshot"};
-/* the statement a sabotage leaves out (no-shared-snapshot leaves none out: it edits the freeze) */
-static const int SAB_STMT[] = {0, 2, 3, 5, 10, 0};
+                                       "no-shared-snapshot", "split-seal"};
+/* the statement a sabotage leaves out (no-shared-snapshot and split-seal leave none out: they
+ * edit the freeze's settings, the seal's shape) */
+static const int SAB_STMT[] = {0, 2, 3, 5, 10, 0, 0};
 /* prediction of one statement */
 enum { P_OK, P_FAIL, P_UNSURE };
 
@@ -113,7 +116,7 @@ static unsigned g_avoid_kill; /* bit k: no kill inside statement k */
 static char g_gate_pieces[24], g_piece_size[24]; /* ods-ddl transition's, "" for its default */
 static int g_avoid_from12, g_avoid_latecopy, g_avoid_nogate;
 static char *g_stmt[NSTMT + 1]; /* the transition's statements 1..12, heading comment included */
-static char *g_freeze1;          /* statement 4 as one INSERT (--gate-pieces 1), for midcopy_sql */
+static char *g_freeze1;          /* statement 4 as one INSERT (--gate-pieces 1), for mid_sql */
 static char *g_schema, *g_abandon, *g_move, *g_take_back;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -205,6 +208,10 @@ static uint64_t rnd(void) { return splitmix64(&g_rng); }
  * is the one its seed gave before they were added (the regressions name seeds) */
 static uint64_t g_rng_mid;
 static int rn_mid(int n) { return n > 0 ? (int)(splitmix64(&g_rng_mid) % (uint64_t)n) : 0; }
+/* and the new rows staged during a seal, for the same reason (its seed mixed with a constant
+ * under which seeds 901444 and 930943, which regressions replay, meet none) */
+static uint64_t g_rng_seal;
+static int rn_seal(int n) { return n > 0 ? (int)(splitmix64(&g_rng_seal) % (uint64_t)n) : 0; }
 static int rn(int n) { return n > 0 ? (int)(rnd() % (uint64_t)n) : 0; }
 static int pct(int p) { return rn(100) < p; }
 static int range(int lo, int hi) { return lo + rn(hi - lo + 1); }
@@ -246,6 +253,7 @@ static void seed_rng(uint64_t seed)
     g_rng = splitmix64(&x);
     g_rng ^= splitmix64(&x) << 1;
     g_rng_mid = splitmix64(&x);
+    g_rng_seal = splitmix64(&x) ^ 0x5ea1ed5ea1ed5ea1u;
 }
 
 static int64_t now_ms(void)
@@ -512,6 +520,8 @@ typedef struct {
     int load0;  /* the load it was staged under */
     int staged; /* the stage step ran */
     int seq;    /* the step that staged it */
+    int after_seal; /* staged during its step's seal, after the seal's snapshot (a mid-seal row the
+                     * seal did not see): staged after the freeze, though in the freeze's step */
     int64_t ts; /* _load_ts: the stage step's time, strictly increasing */
 } row;
 
@@ -843,6 +853,9 @@ static void apply_stmt(model *m, int L, int k)
                 memcpy(l->froz, l->pend, sizeof l->froz), l->nfroz = l->npend;
             l->staged_at_freeze = nstaged(m, L);
             l->freeze_seq = g_step_now;
+            for (int r = 0; r < g_nrow; r++) /* a seal sees every row staged before it */
+                if (g_row[r].load == L)
+                    g_row[r].after_seal = 0;
             l->errs_done = l->gate_done = 0;
         }
         break;
@@ -959,9 +972,9 @@ static int model_move(model *m, int L, int T, char *why, size_t wn)
         return 1;
     }
     for (int r = 0; r < g_nrow; r++)
-        if (g_row[r].staged && g_row[r].load == L && g_row[r].seq > m->l[L].freeze_seq &&
+        if (g_row[r].staged && g_row[r].load == L && (g_row[r].seq > m->l[L].freeze_seq || g_row[r].after_seal) &&
             !(g_late_copy_ignored && in_set(r, m->l[L].froz, m->l[L].nfroz)))
-            g_row[r].load = T;
+            g_row[r].load = T, g_row[r].after_seal = 0;
     return 0;
 }
 
@@ -1181,7 +1194,9 @@ typedef struct {
     int midcopy;         /* run of statement 4 alone: a copy of one of the load's staged rows goes
                           * through a Buffer table, which flushes it into staging about a second
                           * after it was written, pre_ms before the statement starts, each table
-                          * snapshot the statement takes slowed by snap_ms (midcopy_sql) */
+                          * snapshot the statement takes slowed by snap_ms (mid_sql) */
+    int midseal;         /* run of statement 5 alone: a new row of the load goes through the Buffer
+                          * likewise, while the seal runs (midseal: the same SQL as a mid-copy) */
     int pre_ms, snap_ms;
     /* outcome */
     int stop_k;   /* run/kill: the statement it stopped at (0: ran to its end) */
@@ -1360,7 +1375,7 @@ static void plan_stage(int L, int late)
         s->kinds[0] = pct(50) ? R_REDELIVER : R_CONFLICT;
 }
 
-/* L's statements 1 to 3, then its freeze with a copy staged during it (midcopy_sql), then the
+/* L's statements 1 to 3, then its freeze with a copy staged during it (mid_sql), then the
  * rest: one process, the later steps left out when an earlier one fails */
 static void plan_midcopy(int L)
 {
@@ -1381,6 +1396,33 @@ static void plan_midcopy(int L)
     s = plan(OP_RUN, L);
     if (s)
         s->a = 5, s->b = NSTMT, s->proc = proc, s->solo = 0;
+}
+
+/* L's statements 1 to 4, then its seal with a new row of L staged during it (mid_sql), then the
+ * rest when the seal succeeded */
+static void plan_midseal(int L)
+{
+    step *s = plan(OP_RUN, L);
+    if (!s)
+        return;
+    s->a = 1, s->b = 4;
+    int proc = s->proc;
+    s = plan(OP_RUN, L);
+    if (!s)
+        return;
+    s->a = s->b = 5;
+    s->midseal = 1;
+    s->nrows = 1;
+    static const int K[] = {R_NEW, R_NEW, R_SPELT, R_NAO, R_KEYSET, R_FIELD};
+    s->kinds[0] = K[rn_seal((int)(sizeof K / sizeof *K))];
+    /* wider than a mid-copy's: some rows land before the seal, some after a seal left fast */
+    s->pre_ms = 300 + rn_seal(1501);
+    s->snap_ms = rn_seal(251);
+    s->proc = proc;
+    s->solo = 0;
+    s = plan(OP_RUN, L);
+    if (s)
+        s->a = 6, s->b = NSTMT, s->proc = proc, s->solo = 0;
 }
 
 static int kill_stmt(void)
@@ -1430,7 +1472,8 @@ static void choose_op(void)
     int c = current_load();
     if (c >= 0 && nstaged(&M, c) == 0 && !M.l[c].sealed) {
         plan_stage(c, 0);
-        if (pct(60) && g_sabotage != SAB_NO_SHARED) /* (sabotaged: its freeze meets a copy) */
+        /* (sabotaged: its freeze meets a copy, or its seal a new row) */
+        if (pct(60) && g_sabotage != SAB_NO_SHARED && g_sabotage != SAB_SPLIT_SEAL)
             plan_run(c, 1, NSTMT);
         return;
     }
@@ -1440,6 +1483,15 @@ static void choose_op(void)
         if (M.holder >= 0 || M.lease_empty)
             plan(OP_CLEAR, -1);
         plan_midcopy(c);
+        return;
+    }
+    /* a new row staged during the seal: likewise (with the seal's shared snapshot sabotaged,
+     * every time) */
+    if (c >= 0 && !M.l[c].sealed && nstaged(&M, c) > 0 &&
+        (g_sabotage == SAB_SPLIT_SEAL || rn_seal(100) < 5)) {
+        if (M.holder >= 0 || M.lease_empty)
+            plan(OP_CLEAR, -1);
+        plan_midseal(c);
         return;
     }
     int sealed_open = other_open(&M, -1);
@@ -1643,6 +1695,8 @@ static int gen_next(void)
                 gen_rows(s);
             if (s->midcopy)
                 gen_copy(s);
+            if (s->midseal)
+                gen_rows(s);
             return g_nstep++;
         }
         g_plan_n = g_plan_head = 0;
@@ -1686,7 +1740,8 @@ static int g_kills[4], g_unsure, g_pred_fail;
 #define NOPS ((int)(sizeof OP_NAME / sizeof OP_NAME[0]))
 enum { CV_OP = 0, CV_FAIL_AT = CV_OP + 8, CV_KILL_TOOK = CV_FAIL_AT + NSTMT + 1, CV_KILL_NOT = CV_KILL_TOOK + NSTMT + 1,
        CV_STORED = CV_KILL_NOT + NSTMT + 1, CV_UNCHANGED, CV_STALE, CV_REDELIVERED, CV_REJECTED, CV_MOVED, CV_TAKEN,
-       CV_FAULT, CV_KILL_PIECE, CV_KILL_PIECE4, CV_MID_BEFORE, CV_MID_IN, CV_MID_AFTER, CV_N };
+       CV_FAULT, CV_KILL_PIECE, CV_KILL_PIECE4, CV_MID_BEFORE, CV_MID_IN, CV_MID_AFTER, CV_SEAL_BEFORE,
+       CV_SEAL_IN_REFUSED, CV_SEAL_IN_SEALED, CV_SEAL_AFTER, CV_N };
 _Static_assert(CV_FAIL_AT - CV_OP >= NOPS, "a coverage counter per operation");
 static long g_cov[CV_N];
 
@@ -1797,10 +1852,14 @@ static void sql_mid_marker(buf *b, const char *tag, int i)
  * share one snapshot of staging: the copy, the same message as a row staged before, is frozen
  * once whenever it lands, or is a copy staged after the freeze; the model stages it before the
  * statement and predicts the same state either way. What remains in the Buffer is flushed once
- * the statement has ended, and the markers say where the copy was before and after it. */
-static void midcopy_sql(buf *b, int i)
+ * the statement has ended, and the markers say where the copy was before and after it.
+ * A mid-seal is the same with statement 5 and a new row: the seal's check and its record of
+ * staging (the fingerprint the commit trusts) share one snapshot, so the seal refuses the row
+ * (seen before it, or during it) or seals without it, the row then late (walk_run). */
+static void mid_sql(buf *b, int i)
 {
     const step *s = &g_step[i];
+    int k = s->midseal ? 5 : 4;
     bputs(b, "CREATE TABLE IF NOT EXISTS stg.sched_buf AS stg.orders_raw ENGINE = Buffer(stg, orders_raw, 1, 1, 1, "
              "1000000, 1000000, 1000000000, 1000000000);\n");
     sql_rows(b, "stg.sched_buf", s->row0, 1);
@@ -1808,8 +1867,8 @@ static void midcopy_sql(buf *b, int i)
     sql_mid_marker(b, "#MB", i);
     sql_param(b, "load_id", M.l[s->load].id);
     bprintf(b, "SET merge_tree_storage_snapshot_sleep_ms = %d;\n", s->snap_ms);
-    sql_stmt(b, g_freeze1);
-    sql_marker(b, "#R", i, 4);
+    sql_stmt(b, s->midseal ? g_stmt[5] : g_freeze1);
+    sql_marker(b, "#R", i, k);
     bputs(b, "SET merge_tree_storage_snapshot_sleep_ms = 0;\n");
     sql_mid_marker(b, "#MA", i);
     bputs(b, "OPTIMIZE TABLE stg.sched_buf;\nDROP TABLE stg.sched_buf;\n");
@@ -1825,8 +1884,8 @@ static void sql_step(buf *b, int i, int last)
         sql_marker(b, "#T", i, 0);
         break;
     case OP_RUN:
-        if (s->midcopy) {
-            midcopy_sql(b, i);
+        if (s->midcopy || s->midseal) {
+            mid_sql(b, i);
             break;
         }
         sql_param(b, "load_id", M.l[s->load].id);
@@ -2203,6 +2262,11 @@ static void describe(int i)
             sfmt(s->desc, sizeof s->desc, "run '%s' statement 4, a copy of %s/%d/%ld=m%d written to a Buffer %d ms "
                  "before it, each snapshot slowed by %d ms", id, TOPICS[g_row[s->row0].topic], g_row[s->row0].part,
                  g_row[s->row0].off, g_row[s->row0].msg, s->pre_ms, s->snap_ms);
+        else if (s->midseal)
+            sfmt(s->desc, sizeof s->desc, "run '%s' statement 5, a new row %s/%d/%ld=m%d%s written to a Buffer %d ms "
+                 "before it, each snapshot slowed by %d ms", id, TOPICS[g_row[s->row0].topic], g_row[s->row0].part,
+                 g_row[s->row0].off, g_row[s->row0].msg, g_msg[g_row[s->row0].msg].cls ? "(invalid)" : "",
+                 s->pre_ms, s->snap_ms);
         else
             sfmt(s->desc, sizeof s->desc, "run '%s' statements %d..%d", id, s->a, s->b);
         break;
@@ -2226,8 +2290,47 @@ static void walk_run(int i, const parsed *p, int status, const char *errpath)
     int L = s->load;
     char why[512];
     for (int k = s->a; k <= s->b; k++) {
-        int c = check_stmt(&M, L, k, why, sizeof why);
         int done = (p->rmask[i] >> k) & 1;
+        if (s->midseal && k == 5) {
+            /* where the new row landed: in staging before the seal began, the seal must refuse it;
+             * not in staging once the seal ended, the seal must succeed without it; in between,
+             * either. The model stages it before the seal or after it, as the seal decided. */
+            int before = p->mid[i][0], after = p->mid[i][1];
+            int c = before > 0 ? P_FAIL : after == 0 ? P_OK : P_UNSURE;
+            if (c == P_UNSURE)
+                c = done ? P_OK : P_FAIL;
+            g_cov[before > 0 ? CV_SEAL_BEFORE : after == 0 ? CV_SEAL_AFTER : done ? CV_SEAL_IN_SEALED : CV_SEAL_IN_REFUSED]++;
+            row *x = &g_row[s->row0];
+            if (c == P_OK) {
+                if (!done) {
+                    char e[700];
+                    first_error_line(errpath, e, sizeof e);
+                    diverge(i, "statement 5 of '%s' failed, predicted to succeed (the new row was staged after it): %s",
+                            M.l[L].id, e);
+                    return;
+                }
+                if (check_stmt(&M, L, 5, why, sizeof why) != P_OK) {
+                    diverge(i, "statement 5 of '%s' succeeded; the model cannot seal it (%s)", M.l[L].id, why);
+                    return;
+                }
+                apply_stmt(&M, L, 5);
+                x->staged = 1, x->after_seal = 1;
+                continue;
+            }
+            x->staged = 1;
+            if (done) {
+                diverge(i, "statement 5 of '%s' succeeded, predicted to refuse the new row %s/%d/%ld staged before it",
+                        M.l[L].id, TOPICS[x->topic], x->part, x->off);
+                return;
+            }
+            if (!file_contains(errpath, "while it was being frozen")) {
+                char e[700];
+                first_error_line(errpath, e, sizeof e);
+                diverge(i, "statement 5 of '%s' failed, but not for the row staged while it ran: %s", M.l[L].id, e);
+                return;
+            }
+        }
+        int c = check_stmt(&M, L, k, why, sizeof why);
         if (c == P_UNSURE) {
             g_unsure++;
             c = done ? P_OK : P_FAIL;
@@ -2319,6 +2422,18 @@ static int predict_step(int i)
                 if (s->row0 == g_nrow - 1)
                     g_nrow--;
             }
+        }
+        /* a mid-seal: where the seal is predicted to succeed without the row, the model stages the
+         * row once the markers say where it landed (walk_run); the step ends its process */
+        if (s->midseal) {
+            if (check_stmt(&M, s->load, 5, why, sizeof why) == P_OK && !M.l[s->load].sealed) {
+                stage_rows(s); /* its _load_ts, for its SQL; staged once it is known where it landed */
+                g_row[s->row0].staged = 0;
+                return P_UNSURE;
+            }
+            s->midseal = 0;
+            if (s->row0 == g_nrow - 1)
+                g_nrow--;
         }
         g_tmp = M;
         for (int k = s->a; k <= s->b; k++) {
@@ -2727,7 +2842,8 @@ static int schedule(uint64_t seed)
     M.holder = -1;
     int nr[5] = {0, 5, 65, 22, 8};
     g_nreal = pick(nr, 5);
-    if (g_sabotage == SAB_NO_SHARED) /* as many freezes as a schedule holds, each meeting a copy */
+    /* as many freezes as a schedule holds, each meeting a copy or a new row */
+    if (g_sabotage == SAB_NO_SHARED || g_sabotage == SAB_SPLIT_SEAL)
         g_nreal = 4;
     for (int i = 0; i < g_nreal; i++) {
         char id[64];
@@ -3118,7 +3234,7 @@ int main(int argc, char **argv)
                         g_sabotage = s, found = 1;
                 if (!found)
                     usage_error("bad value for --sabotage: %s (expected skip-lease, no-staging-check, no-seal, "
-                                "no-commit or no-shared-snapshot)",
+                                "no-commit, no-shared-snapshot or split-seal)",
                                 v);
             } else if (!strcmp(a, "--gate-pieces") || !strcmp(a, "--piece-size")) {
                 /* ods-ddl checks the value: a bad one fails at the start, naming it */
@@ -3161,7 +3277,7 @@ int main(int argc, char **argv)
 
     /* the freeze of a mid-copy: one INSERT, whatever the pieces of the others (the freeze's
      * outcome does not depend on how it is cut; a freeze in pieces computes their bounds with
-     * some hundred table snapshots, each slowed as midcopy_sql slows them) */
+     * some hundred table snapshots, each slowed as mid_sql slows them) */
     char *tr = ods_ddl("transition-one-piece");
     if (!tr || split_transition(tr) != 0) {
         fprintf(stderr, "sched: %s/ods-ddl transition does not print the 12 statements (\"-- K. \" headings)\n", g_bin);
@@ -3203,6 +3319,24 @@ int main(int argc, char **argv)
             if (!n)
                 fatal("the freeze sets no shared snapshot: nothing to sabotage");
         }
+    } else if (g_sabotage == SAB_SPLIT_SEAL) {
+        /* the seal's check first, as a statement of its own, then its INSERT without it: the
+         * record of staging no longer shares the check's snapshot (merely unpinning the seal
+         * does not show: the engine takes the FROM's snapshot, the record's, before it runs the
+         * WHERE's scalar checks, so the record cannot hold a row the check missed) */
+        char *st = g_stmt[5], *and = strstr(st, "\n  AND (WITH ("), *eq = and ? strstr(and, ") = 0\nSETTINGS ") : NULL;
+        if (!eq)
+            fatal("the seal is not an INSERT whose last condition is its check: nothing to split");
+        char *set = eq + strlen(") = 0");
+        buf b = {0};
+        bputs(&b, "SELECT ");
+        bputn(&b, and + strlen("\n  AND "), (size_t)(set - and) - strlen("\n  AND "));
+        bputn(&b, set, strcspn(set, ";"));
+        bputs(&b, " FORMAT Null;\n");
+        bputn(&b, st, (size_t)(and - st));
+        bputs(&b, set);
+        free(g_stmt[5]);
+        g_stmt[5] = b.s;
     } else if (g_sabotage) {
         int k = SAB_STMT[g_sabotage];
         char t[64];
@@ -3359,8 +3493,13 @@ int main(int argc, char **argv)
            cov[CV_STORED], cov[CV_UNCHANGED], cov[CV_STALE], cov[CV_REDELIVERED], cov[CV_REJECTED], cov[CV_MOVED],
            cov[CV_TAKEN]);
     printf("; copies staged through a Buffer around a freeze: %ld, in staging before it %ld, during it %ld, after it "
-           "%ld\n", cov[CV_MID_BEFORE] + cov[CV_MID_IN] + cov[CV_MID_AFTER], cov[CV_MID_BEFORE], cov[CV_MID_IN],
+           "%ld", cov[CV_MID_BEFORE] + cov[CV_MID_IN] + cov[CV_MID_AFTER], cov[CV_MID_BEFORE], cov[CV_MID_IN],
            cov[CV_MID_AFTER]);
+    printf("; new rows staged through a Buffer around a seal: %ld, in staging before it %ld (refused), during it %ld "
+           "(refused %ld, sealed without it %ld), after it %ld\n",
+           cov[CV_SEAL_BEFORE] + cov[CV_SEAL_IN_REFUSED] + cov[CV_SEAL_IN_SEALED] + cov[CV_SEAL_AFTER],
+           cov[CV_SEAL_BEFORE], cov[CV_SEAL_IN_REFUSED] + cov[CV_SEAL_IN_SEALED], cov[CV_SEAL_IN_REFUSED],
+           cov[CV_SEAL_IN_SEALED], cov[CV_SEAL_AFTER]);
     printf("engine faults: %ld processes failed in the engine's start-up with nothing written and were run again\n",
            cov[CV_FAULT]);
     if (next < count)
