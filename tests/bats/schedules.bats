@@ -160,7 +160,7 @@ fake_bin_with_chlocal() {
 # check and its record of staging (the fingerprint the commit trusts) made two statements, a row
 # flushed between them is in the record and not checked; the commit then takes staging for what
 # the seal fingerprinted and commits without the row, which the model predicts to be refused as
-# late. Seeds 1-16: 14 of 16 schedules diverged, each at a commit (docs/testing.md). Merely
+# late. Seeds 1-16: 13 of 16 schedules diverged, each at a commit (docs/testing.md). Merely
 # unpinning the seal's shared snapshot showed nothing (8 schedules, 18 rows during a seal): the
 # engine takes the FROM's snapshot, the record's, before it runs the WHERE's scalar checks.
 @test "the checker fails a seal whose check and record of staging are two statements: a row staged between them is lost at the commit, schedules diverge" {

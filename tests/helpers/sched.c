@@ -1415,8 +1415,9 @@ static void plan_midseal(int L)
     s->nrows = 1;
     static const int K[] = {R_NEW, R_NEW, R_SPELT, R_NAO, R_KEYSET, R_FIELD};
     s->kinds[0] = K[rn_seal((int)(sizeof K / sizeof *K))];
-    /* wider than a mid-copy's: some rows land before the seal, some after a seal left fast */
-    s->pre_ms = 300 + rn_seal(1501);
+    /* wider than a mid-copy's: some rows land before the seal (the Buffer flushes about 2 s
+     * after the write), some after a seal left fast */
+    s->pre_ms = 300 + rn_seal(2701);
     s->snap_ms = rn_seal(251);
     s->proc = proc;
     s->solo = 0;
