@@ -1375,55 +1375,53 @@ static void plan_stage(int L, int late)
         s->kinds[0] = pct(50) ? R_REDELIVER : R_CONFLICT;
 }
 
-/* L's statements 1 to 3, then its freeze with a copy staged during it (mid_sql), then the
- * rest: one process, the later steps left out when an earlier one fails */
-static void plan_midcopy(int L)
+/* L's statements 1 to k-1, then statement k alone with a row staged through the Buffer while it
+ * runs (mid_sql), then the rest: one process, the later steps left out when an earlier one fails.
+ * The middle step, for the caller to say what it stages and when (NULL: the plan is full). */
+static step *plan_mid(int L, int k)
 {
     step *s = plan(OP_RUN, L);
     if (!s)
-        return;
-    s->a = 1, s->b = 3;
+        return NULL;
+    s->a = 1, s->b = k - 1;
     int proc = s->proc;
-    s = plan(OP_RUN, L);
-    if (!s)
-        return;
-    s->a = s->b = 4;
-    s->midcopy = 1;
-    s->pre_ms = 500 + rn_mid(701);
-    s->snap_ms = 100 + rn_mid(151);
-    s->proc = proc;
-    s->solo = 0;
+    step *m = plan(OP_RUN, L);
+    if (!m)
+        return NULL;
+    m->a = m->b = k;
+    m->proc = proc;
+    m->solo = 0;
     s = plan(OP_RUN, L);
     if (s)
-        s->a = 5, s->b = NSTMT, s->proc = proc, s->solo = 0;
+        s->a = k + 1, s->b = NSTMT, s->proc = proc, s->solo = 0;
+    return m;
 }
 
-/* L's statements 1 to 4, then its seal with a new row of L staged during it (mid_sql), then the
- * rest when the seal succeeded */
+/* the freeze with a copy of one of L's staged rows staged during it */
+static void plan_midcopy(int L)
+{
+    step *m = plan_mid(L, 4);
+    if (!m)
+        return;
+    m->midcopy = 1;
+    m->pre_ms = 500 + rn_mid(701);
+    m->snap_ms = 100 + rn_mid(151);
+}
+
+/* the seal with a new row of L staged during it */
 static void plan_midseal(int L)
 {
-    step *s = plan(OP_RUN, L);
-    if (!s)
+    step *m = plan_mid(L, 5);
+    if (!m)
         return;
-    s->a = 1, s->b = 4;
-    int proc = s->proc;
-    s = plan(OP_RUN, L);
-    if (!s)
-        return;
-    s->a = s->b = 5;
-    s->midseal = 1;
-    s->nrows = 1;
+    m->midseal = 1;
+    m->nrows = 1;
     static const int K[] = {R_NEW, R_NEW, R_SPELT, R_NAO, R_KEYSET, R_FIELD};
-    s->kinds[0] = K[rn_seal((int)(sizeof K / sizeof *K))];
+    m->kinds[0] = K[rn_seal((int)(sizeof K / sizeof *K))];
     /* wider than a mid-copy's: some rows land before the seal (the Buffer flushes about 2 s
      * after the write), some after a seal left fast */
-    s->pre_ms = 300 + rn_seal(2701);
-    s->snap_ms = rn_seal(251);
-    s->proc = proc;
-    s->solo = 0;
-    s = plan(OP_RUN, L);
-    if (s)
-        s->a = 6, s->b = NSTMT, s->proc = proc, s->solo = 0;
+    m->pre_ms = 300 + rn_seal(2701);
+    m->snap_ms = rn_seal(251);
 }
 
 static int kill_stmt(void)
