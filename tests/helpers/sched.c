@@ -35,7 +35,7 @@ static const char USAGE[] =
     "late, under a mistyped id), run statements a..b of a load, interleave two loads, SIGKILL\n"
     "inside a statement, OPTIMIZE ... FINAL, clear the lease, abandon, move late rows, take back the\n"
     "latest committed load, stage a copy of a staged message through a Buffer table that flushes\n"
-    "it into staging while the freeze runs, stage a new row so while the seal runs.\n"
+    "it into staging while the freeze runs, and a new row likewise while the seal runs.\n"
     "\n"
     "  --bin DIR          the build's bin directory (chlocal, ods-ddl)\n"
     "  --work DIR         where each schedule gets its directory seed-S (kept when it diverged)\n"
@@ -1196,7 +1196,7 @@ typedef struct {
                           * after it was written, pre_ms before the statement starts, each table
                           * snapshot the statement takes slowed by snap_ms (mid_sql) */
     int midseal;         /* run of statement 5 alone: a new row of the load goes through the Buffer
-                          * likewise, while the seal runs (midseal: the same SQL as a mid-copy) */
+                          * likewise, while the seal runs (mid_sql) */
     int pre_ms, snap_ms;
     /* outcome */
     int stop_k;   /* run/kill: the statement it stopped at (0: ran to its end) */
@@ -1484,8 +1484,8 @@ static void choose_op(void)
         plan_midcopy(c);
         return;
     }
-    /* a new row staged during the seal: likewise (with the seal's shared snapshot sabotaged,
-     * every time) */
+    /* a new row staged during the seal: likewise (with the seal split by the sabotage, every
+     * time) */
     if (c >= 0 && !M.l[c].sealed && nstaged(&M, c) > 0 &&
         (g_sabotage == SAB_SPLIT_SEAL || rn_seal(100) < 5)) {
         if (M.holder >= 0 || M.lease_empty)
