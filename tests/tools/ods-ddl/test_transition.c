@@ -13,7 +13,7 @@
 /* the two sums that fingerprint rows by (coordinates, _raw_hash) */
 #define FP_SUMS "sum(cityHash64(_topic, _partition, _offset, _raw_hash)), sum(xxHash64(_topic, _partition, _offset, _raw_hash))"
 #define FP_SUMS_AS "sum(cityHash64(_topic, _partition, _offset, _raw_hash)) AS fp1, sum(xxHash64(_topic, _partition, _offset, _raw_hash)) AS fp2"
-#define READ_SET "SETTINGS enable_shared_storage_snapshot_in_query = 1, optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = 268435456"
+#define READ_SET "SETTINGS enable_shared_storage_snapshot_in_query = 1, optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = 268435456, compile_expressions = 0, compile_aggregate_expressions = 0, compile_sort_description = 0"
 
 /* Splits a generated procedure into its n statements: st[k] (k = 1..n) is the text after the
  * "-- k. " comment line, up to and including its last ';' (malloc-ed; the gate's statement holds
