@@ -285,12 +285,12 @@ load ods_sql
         w="(SELECT order_id FROM (SELECT order_id, max(updated_at) AS _hu FROM ods.order_snapshot_hot_dist WHERE _load_id GLOBAL IN (SELECT _load_id FROM ods.order_loads_dist) GROUP BY order_id) AS hh LEFT JOIN (SELECT order_id, max(updated_at) AS _ru, 1 AS _in_rep FROM ods.order_snapshot_dist WHERE order_id GLOBAL IN (SELECT order_id FROM ods.order_snapshot_hot_dist WHERE _load_id GLOBAL IN (SELECT _load_id FROM ods.order_loads_dist)) GROUP BY order_id) AS rr USING (order_id) WHERE (ifNull(_in_rep, 0) = 0) OR (_hu >= _ru))"
         grep -qF "CREATE VIEW IF NOT EXISTS ods.order_v ON CLUSTER c1 AS SELECT $C FROM (SELECT $C FROM ods.order_snapshot_dist FINAL WHERE order_id GLOBAL NOT IN $w SETTINGS do_not_merge_across_partitions_select_final = 0) UNION ALL SELECT order_id, _v.1 AS user_id, " <<<"$output"
         grep -qF " AS _v FROM ods.order_snapshot_hot_dist AS h GLOBAL INNER JOIN (SELECT _load_id, delta FROM ods.order_loads_dist) AS c USING (_load_id) WHERE order_id GLOBAL IN $w GROUP BY order_id)" <<<"$output"
-        [ "$(grep -c '^INSERT INTO ods.order_snapshot_errors_dist (.*) SETTINGS distributed_foreground_insert = 1 SELECT ' <<<"$output")" -eq 2 ]
+        [ "$(grep -c '^INSERT INTO ods.order_snapshot_errors_dist (.*) SETTINGS distributed_foreground_insert = 1, compile_expressions = 0, compile_aggregate_expressions = 0, compile_sort_description = 0 SELECT ' <<<"$output")" -eq 2 ]
         # the folds (both modes), then the good INSERTs, both into the gate (its views write the hot table)
         [ "$(grep -c '^INSERT INTO ods.order_snapshot_dist ' <<<"$output")" -eq 2 ]
         [ "$(grep -c '^INSERT INTO ods.order_snapshot_dist (.*) SETTINGS distributed_foreground_insert = 1, optimize_on_insert = 0, throw_on_max_partitions_per_insert_block = 0 SELECT .* FROM ods.order_snapshot_hot_dist WHERE .* ORDER BY toYYYYMMDD(created_at) ASC$' <<<"$output")" -eq 2 ]
         [ "$(grep -c '^INSERT INTO ods.order_snapshot_hot_dist ' <<<"$output")" -eq 0 ]
-        [ "$(grep -c '^INSERT INTO ods.order_gate (.*) SETTINGS distributed_foreground_insert = 1, enable_shared_storage_snapshot_in_query = 1, join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144 WITH .* SELECT ' <<<"$output")" -eq 32 ]
+        [ "$(grep -c '^INSERT INTO ods.order_gate (.*) SETTINGS distributed_foreground_insert = 1, enable_shared_storage_snapshot_in_query = 1, join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144, compile_expressions = 0, compile_aggregate_expressions = 0, compile_sort_description = 0 WITH .* SELECT ' <<<"$output")" -eq 32 ]
         # the freeze (16 pieces) and its seal: into this node's manifest and seal
         [ "$(grep -c '^INSERT INTO ods.order_manifest (' <<<"$output")" -eq 32 ]
         [ "$(grep -c '^INSERT INTO ods.order_frozen (' <<<"$output")" -eq 2 ]

@@ -26,7 +26,7 @@ tr_pick() { awk -v want=" $* " '/^-- [0-9]+\. / { k = $2 + 0 } k && index(want, 
 # gate's INSERTs set their own block size, which would override a session's), for the tests that
 # cut an INSERT part-way and need its rows written in the session's small blocks.
 small_writes() {
-    sed -e 's/^\(SETTINGS .*\), max_insert_threads = 4, min_insert_block_size_rows = 262144$/\1/'
+    sed -e '/^SETTINGS /s/, max_insert_threads = 4, min_insert_block_size_rows = 262144//'
 }
 
 # Where the stored versions are. A transition writes its load's versions to

@@ -242,10 +242,13 @@ static void late_count(tr *t, int when)
 #define ONE_SNAPSHOT "enable_shared_storage_snapshot_in_query = 1"
 
 /* The engine compiles an expression the third time a process meets it (min_count_to_compile_*),
- * and the checks, the seal and the commit repeat theirs: run in one process, the second statement
- * of checks paid the compilation, which their reads never paid back (statement 3 on 20 messages
- * 0.156 s against 0.064 s; the 12 statements 0.74 s against 0.57 s; at 500 k, in one process or
- * in one each, no slower without it: docs/performance.md). */
+ * and the statements repeat theirs (the guards above all): run in one process, the second
+ * statement of checks paid the compilation, which their reads never paid back (statement 3 on 20
+ * messages 0.156 s against 0.064 s), a gate's piece compiles its own repeats (0.15 against
+ * 0.125 s a piece) and the errors INSERT the guard it is the third to carry (52 ms). Off in
+ * the checks, the seal, the errors, the gate and the commit: at 500 k, in one process or in one
+ * each, none is slower without it. The freeze keeps it: at 500 k it is 3 % faster with it
+ * (docs/performance.md). */
 #define NO_JIT "compile_expressions = 0, compile_aggregate_expressions = 0, compile_sort_description = 0"
 
 /* What the statements that compare grouped reads (the checks, the seal, the commit) set: one
@@ -814,8 +817,8 @@ static void st_errors(tr *t)
     P(t, "-- %d. rejected messages, raw, from the manifest, each recorded once\nINSERT INTO %s.%s (raw, error_class, ",
       TR_ERRORS, D, t->errs);
     sqlw_meta_names(&t->st, t->out);
-    P(t, "_load_id, _load_ts)%s\nSELECT raw, error_class, ",
-      t->o->cluster ? "\nSETTINGS distributed_foreground_insert = 1" : "");
+    P(t, "_load_id, _load_ts)\nSETTINGS %s" NO_JIT "\nSELECT raw, error_class, ",
+      t->o->cluster ? "distributed_foreground_insert = 1, " : "");
     sqlw_meta_names(&t->st, t->out);
     P(t, "_load_id, _load_ts\nFROM %s.order_manifest\nWHERE _load_id = {load_id:String}\n  AND ", D);
     not_committed(t);
@@ -890,7 +893,7 @@ static void gate_piece(tr *t, int k, int np, unsigned m)
     int every = t->o->store_every;
     P(t, "INSERT INTO %s.order_gate (", D);
     sqlw_store_names(&t->st, t->out);
-    P(t, ", _topic, _partition, _offset, _fate, _put_hot, _put_stale, _put_fate)\nSETTINGS %s" ONE_SNAPSHOT ", join_use_nulls = 0, " WRITE_SETTINGS "\n",
+    P(t, ", _topic, _partition, _offset, _fate, _put_hot, _put_stale, _put_fate)\nSETTINGS %s" ONE_SNAPSHOT ", join_use_nulls = 0, " WRITE_SETTINGS ", " NO_JIT "\n",
       t->o->cluster ? "distributed_foreground_insert = 1, " : "");
     P(t, "WITH (SELECT greatest(1, least(%d, intDiv(max(messages) + %u, %u))) FROM %s.order_frozen WHERE _load_id = "
          "{load_id:String}) AS _pieces,\n"

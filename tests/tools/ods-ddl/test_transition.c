@@ -13,7 +13,8 @@
 /* the two sums that fingerprint rows by (coordinates, _raw_hash) */
 #define FP_SUMS "sum(cityHash64(_topic, _partition, _offset, _raw_hash)), sum(xxHash64(_topic, _partition, _offset, _raw_hash))"
 #define FP_SUMS_AS "sum(cityHash64(_topic, _partition, _offset, _raw_hash)) AS fp1, sum(xxHash64(_topic, _partition, _offset, _raw_hash)) AS fp2"
-#define READ_SET "SETTINGS enable_shared_storage_snapshot_in_query = 1, optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = 268435456, compile_expressions = 0, compile_aggregate_expressions = 0, compile_sort_description = 0"
+#define NO_JIT_SET "compile_expressions = 0, compile_aggregate_expressions = 0, compile_sort_description = 0"
+#define READ_SET "SETTINGS enable_shared_storage_snapshot_in_query = 1, optimize_aggregation_in_order = 1, max_bytes_before_external_group_by = 268435456, " NO_JIT_SET
 
 /* Splits a generated procedure into its n statements: st[k] (k = 1..n) is the text after the
  * "-- k. " comment line, up to and including its last ';' (malloc-ed; the gate's statement holds
@@ -351,7 +352,7 @@ static void check_gate_piece(const char *pc, mode m, int k, int np, unsigned siz
              m.cluster ? "order_loads_dist" : "order_loads");
     size_t n = (size_t)snprintf(want, sizeof want,
         "INSERT INTO ods.order_gate (%s, _topic, _partition, _offset, _fate, _put_hot, _put_stale, _put_fate)\n"
-        "SETTINGS %senable_shared_storage_snapshot_in_query = 1, join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144\n"
+        "SETTINGS %senable_shared_storage_snapshot_in_query = 1, join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144, " NO_JIT_SET "\n"
         "WITH (SELECT greatest(1, least(%d, intDiv(max(messages) + %u, %u))) FROM ods.order_frozen WHERE _load_id = "
         "{load_id:String}) AS _pieces,\n"
         "     intDiv(256 * %d + _pieces - 1, _pieces) AS _lo, intDiv(256 * %d + _pieces - 1, _pieces) AS _hi\n"
@@ -577,7 +578,9 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
              store_cols());
     CHECK(starts(st[7], want));
     snprintf(want, sizeof want, "INSERT INTO ods.%s (raw, error_class, _topic, _partition, _offset, _timestamp, _key, "
-             "_load_id, _load_ts)\n", m.cluster ? "order_snapshot_errors_dist" : "order_snapshot_errors");
+             "_load_id, _load_ts)\nSETTINGS %s" NO_JIT_SET "\nSELECT raw, error_class, ",
+             m.cluster ? "order_snapshot_errors_dist" : "order_snapshot_errors",
+             m.cluster ? "distributed_foreground_insert = 1, " : "");
     CHECK(starts(st[8], want));
     CHECK(starts(st[9], "INSERT INTO ods.order_gate (")); /* both modes: the gate */
     CHECK_EQ_INT(count(st[9], "INSERT INTO "), DDL_GATE_PIECES);
@@ -1041,7 +1044,7 @@ static void test_transition_default(void)
                         "AND _bucket >= _lo AND _bucket < _hi)) AS _put_fate\n") != NULL);
     CHECK(ends(st[9], "\nWHERE _put_hot OR _put_stale OR _put_fate;"));
     snprintf(want, sizeof want, "INSERT INTO ods.order_gate (%s, _topic, _partition, _offset, _fate, _put_hot, _put_stale, "
-                                "_put_fate)\nSETTINGS enable_shared_storage_snapshot_in_query = 1, join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144\nWITH ", store_cols());
+                                "_put_fate)\nSETTINGS enable_shared_storage_snapshot_in_query = 1, join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144, " NO_JIT_SET "\nWITH ", store_cols());
     CHECK(starts(st[9], want));
     /* stored, unchanged and stale: counted from the fates; the tables checked against them, each
      * row once */
@@ -1182,7 +1185,7 @@ static void test_transition_every(void)
         CHECK(strstr(s, ", store every version: run the ") != NULL);
         char want[4096];
         snprintf(want, sizeof want, "INSERT INTO ods.order_gate (%s, _topic, _partition, _offset, _fate, _put_hot, "
-                 "_put_stale, _put_fate)\nSETTINGS %senable_shared_storage_snapshot_in_query = 1, join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144\nWITH ",
+                 "_put_stale, _put_fate)\nSETTINGS %senable_shared_storage_snapshot_in_query = 1, join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144, " NO_JIT_SET "\nWITH ",
                  store_cols(), cluster ? "distributed_foreground_insert = 1, " : "");
         CHECK(starts(st[9], want));
         CHECK(strstr(st[9], "\n    0 AS _put_stale,\n") != NULL);
@@ -1240,7 +1243,7 @@ static void test_transition_cluster(void)
     /* the gate on this node (its views write through the shards); the shards get the load's
      * order ids from this node's manifest: GLOBAL IN; the prior is order_v (over the _dist
      * tables), the load's own hot rows and stale records come through the _dist tables */
-    CHECK(strstr(st[9], "_put_fate)\nSETTINGS distributed_foreground_insert = 1, enable_shared_storage_snapshot_in_query = 1, join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144\nWITH ") != NULL);
+    CHECK(strstr(st[9], "_put_fate)\nSETTINGS distributed_foreground_insert = 1, enable_shared_storage_snapshot_in_query = 1, join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144, " NO_JIT_SET "\nWITH ") != NULL);
     CHECK(strstr(st[9], "        FROM ods.order_v\n        WHERE order_id GLOBAL IN (SELECT order_id FROM ods.order_manifest ") !=
           NULL);
     CHECK(strstr(st[9], "        FROM ods.order_snapshot_hot_dist\n        WHERE _load_id = {load_id:String} AND ") != NULL);
