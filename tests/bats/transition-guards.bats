@@ -264,6 +264,50 @@ $(ods_ddl transition)" >four_days.sql
     same_as_clean
 }
 
+@test "the staging checks (1/12, 3/12) count late rows only when staging is not what the seal fingerprinted: not for a frozen or committed load staged as frozen (the seal's figures read), and a late row in place of a deleted copy fails both" {
+    head -1 "$FIX/case2-late.jsonl" >late1.jsonl
+    # the late-row count's grouping, made to throw on its first group
+    local exact="s/ HAVING min(_s) = 1)/ HAVING throwIf(count() > 0, 'the exact comparison ran') = 0 AND min(_s) = 1)/"
+    [ "$(steps 1 3 | sed "$exact" | grep -c 'the exact comparison ran')" -eq 2 ]
+    fresh
+    # each message twice (a redelivery): 6 rows staged, 3 messages
+    stage L1 "$FIX/case2-L1.jsonl" orders
+    stage L1 "$FIX/case2-L1.jsonl" orders
+    tx_ok L1 1 9
+    # frozen, staging as the seal fingerprinted it: nothing is grouped
+    run_split chlocal --path db --param_load_id=L1 -q "$(steps 3 3 | sed "$exact")"
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    # the later copy of offset 1 deleted, one late row staged: as many rows as the seal counted
+    q "ALTER TABLE stg.orders_raw DELETE WHERE _offset = 1 AND _load_ts = (SELECT max(_load_ts) FROM stg.orders_raw WHERE _offset = 1)
+       SETTINGS mutations_sync = 2"
+    stage L1 "$PWD/late1.jsonl" orders-late
+    [ "$(q "SELECT count() FROM stg.orders_raw WHERE _load_id = 'L1'")" -eq 6 ]
+    run_split chlocal --path db --param_load_id=L1 -q "$(steps 3 3 | sed "$exact")"
+    [ "$status" -eq 1 ]
+    [[ "$stderr_text" == *"the exact comparison ran"* ]]
+    tx L1 3 3
+    [ "$status" -eq 1 ]
+    [[ "$stderr_text" == *"transition 3/12: 1 rows were staged under load L1 after it was frozen ("* ]]
+    q "DROP TABLE ods.order_lease"
+    tx L1 1 1
+    [ "$status" -eq 1 ]
+    [[ "$stderr_text" == *"transition 1/12: 1 rows were staged under load L1 after it was frozen ("* ]]
+    no_lease
+    # the late row gone, a copy fewer than the seal counted: counted exactly, none late; it commits
+    q "ALTER TABLE stg.orders_raw DELETE WHERE _topic = 'orders-late' SETTINGS mutations_sync = 2"
+    run_split chlocal --path db --param_load_id=L1 -q "$(steps 1 1 | sed "$exact")"
+    [ "$status" -eq 1 ]
+    [[ "$stderr_text" == *"the exact comparison ran"* ]]
+    tx_ok L1 1 12
+    # a committed load staged as frozen: its rerun's checks group nothing either
+    stage L2 "$FIX/case2-L1.jsonl" orders2
+    tx_ok L2 1 12
+    [ "$(q "SELECT count() FROM ods.order_loads")" -eq 2 ]
+    run_split chlocal --path db --param_load_id=L2 -q "$(steps 1 1 | sed "$exact")"
+    [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    no_lease
+}
+
 # The issue's load: N orders created from 1900-01-01 to 2299-12-31, evenly; a status, the age of
 # updated_at in seconds, and every EVERY-th order only (later versions of some of them).
 span_sql() {

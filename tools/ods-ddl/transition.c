@@ -108,33 +108,44 @@ static void not_in_manifest(tr *t)
 #define FP_CITY "sum(cityHash64(_topic, _partition, _offset, _raw_hash))"
 #define FP_XX "sum(xxHash64(_topic, _partition, _offset, _raw_hash))"
 
+/* "(the load is sealed OR committed)" */
+static void frozen_or_committed(tr *t)
+{
+    P(t, "(");
+    sealed(t, 1);
+    P(t, " OR ");
+    committed(t);
+    P(t, ")");
+}
+
 /* When the reads of the late-row count run (a filter on each of them; the engine folds a
- * false one to reading nothing): always (the seal, before there is one); once the load is
- * sealed or committed (the staging checks); or only when, besides, its staged rows are not
- * those its seal fingerprinted (the commit). The seal found what it fingerprinted to be its
- * manifest, both in one snapshot of staging (ONE_SNAPSHOT: without it a scalar subquery and the
- * FROM's read of one query see different parts, measured with a Buffer flushing mid-query), so
- * while staging's count and sums are the seal's nothing was staged since: the commit then reads
- * the load's staged rows once, plainly, not three times grouped (at 1 M messages the commit's
- * query time went from 0.64-0.74 s to 0.46-0.52 s; docs/performance.md). A seal from before the
- * fingerprint was kept (0, 0) or none at all differs, and the exact count runs as before. The
- * staging checks cannot use it: they are what stops a schema without it (seal_columns_problem). */
-enum { LATE_ALWAYS, LATE_IF_FROZEN, LATE_IF_MOVED };
+ * false one to reading nothing): always (the seal, before there is one), or only once the load is
+ * sealed or committed and, besides, its staged rows are not those its seal fingerprinted (the
+ * staging checks and the commit). The seal found what it fingerprinted to be its manifest, both
+ * in one snapshot of staging (ONE_SNAPSHOT: without it a scalar subquery and the FROM's read of
+ * one query see different parts, measured with a Buffer flushing mid-query), so while staging's
+ * count and sums are the seal's nothing was staged since: the late rows are then not counted at
+ * all, and otherwise counted exactly (at 1 M messages the commit's query time went from
+ * 0.64-0.74 s to 0.46-0.52 s; docs/performance.md). A seal from before the fingerprint was kept
+ * (0, 0) or none at all differs, and the exact count runs as before. The seal's fingerprint is
+ * read by name from a tuple of its row (tupleElement with a default, named columns on in that
+ * subquery alone): on a schema without those columns the staging checks must still be analysed,
+ * to say so (seal_columns_problem), where naming them would fail the analysis. */
+enum { LATE_ALWAYS, LATE_IF_MOVED };
 
 static void late_when(tr *t, int when)
 {
     if (when == LATE_ALWAYS)
         return;
-    P(t, " AND (");
-    sealed(t, 1);
-    P(t, " OR ");
-    committed(t);
-    P(t, ")");
-    if (when == LATE_IF_MOVED)
-        P(t, " AND (SELECT (count(), " FP_CITY ", " FP_XX ") FROM %s.orders_raw WHERE _load_id = {load_id:String})\n"
-             "                != (SELECT (any(staged), any(staged_fp1), any(staged_fp2)) FROM %s.order_frozen WHERE "
-             "_load_id = {load_id:String})",
-          t->S, t->D);
+    P(t, " AND ");
+    frozen_or_committed(t);
+    P(t, " AND (SELECT (count(), " FP_CITY ", " FP_XX ") FROM %s.orders_raw WHERE _load_id = {load_id:String} AND ",
+      t->S);
+    frozen_or_committed(t);
+    P(t, ")\n                != (SELECT (any(staged), any(tupleElement(tuple(*), 'staged_fp1', toUInt64(0))), "
+         "any(tupleElement(tuple(*), 'staged_fp2', toUInt64(0)))) FROM %s.order_frozen WHERE _load_id = {load_id:String} "
+         "SETTINGS enable_named_columns_in_function_tuple = 1)",
+      t->D);
 }
 
 /* "cityHash64(KEY) [NOT ]IN (SELECT _k FROM (SELECT cityHash64(KEY) AS _k FROM " … recur_close: the
@@ -154,19 +165,18 @@ static void recur_close(tr *t)
     P(t, " GROUP BY _k HAVING count() > 1))");
 }
 
-/* "STG.orders_raw WHERE the load [and late_when's condition]" */
-static void staged_load(tr *t, int when)
+/* "STG.orders_raw WHERE the load" */
+static void staged_load(tr *t)
 {
     P(t, "%s.orders_raw WHERE _load_id = {load_id:String}", t->S);
-    late_when(t, when);
 }
 
 /* recur_open … recur_close over the load's staged rows: the rows whose coordinates' hash recurs
  * among them (in), or those staged at coordinates of their own */
-static void recur_staged(tr *t, int in, int when)
+static void recur_staged(tr *t, int in)
 {
     recur_open(t, in, COORDS, "");
-    staged_load(t, when);
+    staged_load(t);
     recur_close(t);
 }
 
@@ -177,31 +187,31 @@ static void recur_staged(tr *t, int in, int when)
  * _raw_hash counts in the last figure), the manifest only read: a fraction of the exact
  * comparison below, which the statements then run only when this says 1 (sets that differ have
  * equal fingerprints with a chance of about 2^-128, like the _raw_hash they stand on, a 64-bit
- * hash of the bytes). when: late_when. */
-static void may_differ(tr *t, int when)
+ * hash of the bytes). */
+static void may_differ(tr *t)
 {
     P(t, "(SELECT (count(), sum(cityHash64(_topic, _partition, _offset, _h)), sum(xxHash64(_topic, _partition, "
          "_offset, _h)), countIf(_h != _h2))\n"
          "            FROM (SELECT _topic, _partition, _offset, _raw_hash AS _h, _raw_hash AS _h2 FROM ");
-    staged_load(t, when);
+    staged_load(t);
     P(t, " AND ");
-    recur_staged(t, 0, when);
+    recur_staged(t, 0);
     P(t, "\n            UNION ALL SELECT _topic, _partition, _offset, min(_raw_hash), max(_raw_hash) FROM ");
-    staged_load(t, when);
+    staged_load(t);
     P(t, " AND ");
-    recur_staged(t, 1, when);
+    recur_staged(t, 1);
     P(t, " GROUP BY _topic, _partition, _offset))\n"
          "            != (SELECT (count(), " FP_CITY ", " FP_XX ", toUInt64(0)) FROM %s.order_manifest WHERE _load_id = "
          "{load_id:String}",
       t->D);
-    late_when(t, when);
     P(t, ")");
 }
 
 /* How many of them, as a scalar subquery: the staged rows and the manifest's grouped together
- * by coordinates and bytes, a group with no manifest row is late; read only when their
- * fingerprints differ (a filter over both reads: the engine folds the fingerprints to a constant
- * and, when it is false, reads neither). A GROUP BY spills to disk
+ * by coordinates and bytes, a group with no manifest row is late; read only when fingerprints
+ * differ (a filter over both reads: the engine folds the fingerprints to a constant and, when it
+ * is false, reads neither): for the seal staging's against the manifest's (may_differ), for the
+ * others staging's against the seal's (late_when). A GROUP BY spills to disk
  * past GROUP_SPILL (set by every statement that counts them) where a NOT IN set holds the whole
  * load in memory: 2.4 GiB at 16 M messages, against 0.6 GiB grouped and spilled, and twice as
  * fast (docs/performance.md). when: late_when (the staging checks' if() evaluates a scalar
@@ -215,8 +225,11 @@ static void late_count(tr *t, int when)
     P(t, "\n            UNION ALL SELECT _topic, _partition, _offset, _raw_hash, 0 FROM %s.order_manifest WHERE _load_id = "
          "{load_id:String}", t->D);
     late_when(t, when);
-    P(t, ")\n            WHERE ");
-    may_differ(t, when);
+    P(t, ")");
+    if (when == LATE_ALWAYS) {
+        P(t, "\n            WHERE ");
+        may_differ(t);
+    }
     P(t, "\n            GROUP BY _topic, _partition, _offset, _raw_hash HAVING min(_s) = 1))");
 }
 
@@ -459,7 +472,7 @@ static void staging_checks(tr *t, int k)
     P(t, " OR ");
     committed(t);
     P(t, ", ");
-    late_problem(t, k, LATE_IF_FROZEN);
+    late_problem(t, k, LATE_IF_MOVED);
     P(t, ", ");
     first_open(t);
     if (!t->o->allow_empty)
@@ -480,7 +493,7 @@ static void staging_checks(tr *t, int k)
          "(ods-ddl stage)%s'))\n"
          "         FROM (SELECT _topic, _partition, _offset FROM %s.orders_raw WHERE _load_id = {load_id:String} AND ",
       t->name, k, t->n, S, kept(t, k), S);
-    recur_staged(t, 1, LATE_ALWAYS);
+    recur_staged(t, 1);
     P(t, "\n               GROUP BY _topic, _partition, _offset HAVING min(_raw_hash) != max(_raw_hash)\n"
          "               ORDER BY _topic, _partition, _offset)),\n");
     profile_problem(t, k);
@@ -713,7 +726,7 @@ static void seal_problem(tr *t, int k)
          "        if((SELECT count() FROM (SELECT 1 FROM %s.order_manifest WHERE _load_id = {load_id:String} AND ",
       t->name, k, t->n, kept(t, k), t->D);
     /* a message twice in the manifest changes its fingerprint */
-    may_differ(t, LATE_ALWAYS);
+    may_differ(t);
     P(t, "\n            GROUP BY _topic, _partition, _offset HAVING count() > 1)) > 0,\n"
          "            concat('%s %d/%d: the manifest of load ', " LOAD_TEXT ", ' holds a message twice "
          "(two runs froze it at once?): abandon the load (ods-ddl abandon) and rerun it%s'), '')",
