@@ -72,10 +72,12 @@ fake_bin_with_chlocal() {
     # The gate runs in two pieces of about 3 messages (the default cuts only loads of more
     # than a million): reruns and resumed runs meet a gate another run left part done; the
     # freeze likewise. Half the kills aimed at statement 9 or 4 count their delay from the end of
-    # its first INSERT, so that some surely land between the pieces (both asserted below).
+    # its first INSERT, so that some surely land between the pieces (both asserted below). Each
+    # run or kill takes that cut or one INSERT each (--mixed-cuts): a rerun then often cuts the
+    # load otherwise than the run it resumes, which must not matter either.
     local n=200
     run_split "$SCHED" --bin "$BIN" --work "$BATS_TEST_TMPDIR/w" --seed 1 --count "$n" --jobs 2 \
-        --gate-pieces 2 --piece-size 3
+        --gate-pieces 2 --piece-size 3 --mixed-cuts
     echo "$output"
     echo "$stderr_text" >&2
     # bats removes the directory: the first reproduction goes into the test's output (again by
@@ -101,6 +103,10 @@ fake_bin_with_chlocal() {
     # and new rows while a seal ran, some of them sealed without (the row then late at the commit)
     [[ $output =~ new\ rows\ staged\ through\ a\ Buffer\ around\ a\ seal:\ [0-9]+,.*sealed\ without\ it\ ([0-9]+)\) ]]
     [ "${BASH_REMATCH[1]}" -gt 0 ]
+    # and both cuts, many times each
+    [[ $output =~ cuts:\ ([0-9]+)\ runs\ and\ kills\ through\ the\ freeze\ or\ the\ gate\ with\ them\ as\ one\ INSERT\ each,\ ([0-9]+)\ as\ printed ]]
+    [ "${BASH_REMATCH[1]}" -gt $((n / 2)) ]
+    [ "${BASH_REMATCH[2]}" -gt $((n / 2)) ]
 }
 
 @test "SIGTERM stops a long run early: the schedules running finish, the figures of those that ran are printed" {

@@ -24,7 +24,7 @@
 static const char USAGE[] =
     "usage: sched --bin DIR --work DIR --seed S [--count N] [--jobs J] [--verbose] [--keep]\n"
     "             [--sabotage WHAT] [--no-chain] [--late-copy changes|ignored] [--avoid LIST]\n"
-    "             [--gate-pieces P] [--piece-size N]\n"
+    "             [--gate-pieces P] [--piece-size N] [--mixed-cuts]\n"
     "       sched --print-messages N [--seed S]\n"
     "\n"
     "Runs N random operation schedules (seeds S, S+1, ...) against the transition of DIR/ods-ddl,\n"
@@ -62,6 +62,9 @@ static const char USAGE[] =
     "                     already) or \"changes\" the load's staging (the other reading)\n"
     "  --gate-pieces P, --piece-size N  the transition's gate as P INSERTs of about N messages\n"
     "                     (ods-ddl transition's options; a small N cuts schedules' loads in pieces)\n"
+    "  --mixed-cuts       each run and kill takes that cut of the freeze and the gate or one INSERT\n"
+    "                     each, half and half: a rerun often cuts a load otherwise than the run\n"
+    "                     it resumes, and a schedule runs fewer INSERTs\n"
     "  --print-messages N print N generated messages, one a line: class, typed TSV, raw (for\n"
     "                     the test that checks them with order_wire_class and order_wire_parse)\n"
     "\n"
@@ -117,6 +120,8 @@ static char g_gate_pieces[24], g_piece_size[24]; /* ods-ddl transition's, "" for
 static int g_avoid_from12, g_avoid_latecopy, g_avoid_nogate;
 static char *g_stmt[NSTMT + 1]; /* the transition's statements 1..12, heading comment included */
 static char *g_freeze1;          /* statement 4 as one INSERT (--gate-pieces 1), for mid_sql */
+static char *g_gate1;            /* statement 9 likewise */
+static int g_mixed;              /* --mixed-cuts */
 static char *g_schema, *g_abandon, *g_move, *g_take_back;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -212,6 +217,10 @@ static int rn_mid(int n) { return n > 0 ? (int)(splitmix64(&g_rng_mid) % (uint64
  * under which seeds 901444 and 930943, which regressions replay, meet none) */
 static uint64_t g_rng_seal;
 static int rn_seal(int n) { return n > 0 ? (int)(splitmix64(&g_rng_seal) % (uint64_t)n) : 0; }
+/* and the cut of each run under --mixed-cuts, so that a schedule's steps are those its seed
+ * gives without it */
+static uint64_t g_rng_cut;
+static int rn_cut(int n) { return n > 0 ? (int)(splitmix64(&g_rng_cut) % (uint64_t)n) : 0; }
 static int rn(int n) { return n > 0 ? (int)(rnd() % (uint64_t)n) : 0; }
 static int pct(int p) { return rn(100) < p; }
 static int range(int lo, int hi) { return lo + rn(hi - lo + 1); }
@@ -254,6 +263,7 @@ static void seed_rng(uint64_t seed)
     g_rng ^= splitmix64(&x) << 1;
     g_rng_mid = splitmix64(&x);
     g_rng_seal = splitmix64(&x) ^ 0x5ea1ed5ea1ed5ea1u;
+    g_rng_cut = splitmix64(&x) ^ 0xc07c07c07c07c07cu;
 }
 
 static int64_t now_ms(void)
@@ -1198,6 +1208,7 @@ typedef struct {
     int midseal;         /* run of statement 5 alone: a new row of the load goes through the Buffer
                           * likewise, while the seal runs (mid_sql) */
     int pre_ms, snap_ms;
+    int one;             /* run/kill: the freeze and the gate as one INSERT each (--mixed-cuts) */
     /* outcome */
     int stop_k;   /* run/kill: the statement it stopped at (0: ran to its end) */
     int killed;   /* kill: 0 exited by itself, 1 before the statement, 2 inside it, 3 after it */
@@ -1352,7 +1363,18 @@ static step *plan(int op, int L)
     s->load = L;
     s->proc = g_proc_next++;
     s->solo = pct(4);
+    s->one = g_mixed && rn_cut(2);
     return s;
+}
+
+/* statement k as step s runs it: in its cut */
+static const char *stmt_of(const step *s, int k)
+{
+    if (s->one && k == 4)
+        return g_freeze1;
+    if (s->one && k == 9)
+        return g_gate1;
+    return g_stmt[k];
 }
 
 static void plan_run(int L, int a, int b)
@@ -1740,7 +1762,7 @@ static int g_kills[4], g_unsure, g_pred_fail;
 enum { CV_OP = 0, CV_FAIL_AT = CV_OP + 8, CV_KILL_TOOK = CV_FAIL_AT + NSTMT + 1, CV_KILL_NOT = CV_KILL_TOOK + NSTMT + 1,
        CV_STORED = CV_KILL_NOT + NSTMT + 1, CV_UNCHANGED, CV_STALE, CV_REDELIVERED, CV_REJECTED, CV_MOVED, CV_TAKEN,
        CV_FAULT, CV_KILL_PIECE, CV_KILL_PIECE4, CV_MID_BEFORE, CV_MID_IN, CV_MID_AFTER, CV_SEAL_BEFORE,
-       CV_SEAL_IN_REFUSED, CV_SEAL_IN_SEALED, CV_SEAL_AFTER, CV_N };
+       CV_SEAL_IN_REFUSED, CV_SEAL_IN_SEALED, CV_SEAL_AFTER, CV_CUT_ONE, CV_CUT_PIECES, CV_N };
 _Static_assert(CV_FAIL_AT - CV_OP >= NOPS, "a coverage counter per operation");
 static long g_cov[CV_N];
 
@@ -1892,7 +1914,7 @@ static void sql_step(buf *b, int i, int last)
         }
         sql_param(b, "load_id", M.l[s->load].id);
         for (int k = s->a; k <= last; k++) {
-            sql_stmt(b, g_stmt[k]);
+            sql_stmt(b, stmt_of(s, k));
             sql_marker(b, "#R", i, k);
         }
         break;
@@ -2247,6 +2269,10 @@ static void describe(int i)
 {
     step *s = &g_step[i];
     g_cov[CV_OP + s->op]++;
+    /* through the freeze or the gate: in which cut */
+    if ((s->op == OP_RUN && !s->midcopy && !s->midseal && s->a <= 9 && s->b >= 4) ||
+        (s->op == OP_KILL && (s->a == 4 || s->a == 9)))
+        g_cov[s->one ? CV_CUT_ONE : CV_CUT_PIECES]++;
     const char *id = s->load >= 0 ? M.l[s->load].id : "";
     switch (s->op) {
     case OP_STAGE: {
@@ -2270,10 +2296,12 @@ static void describe(int i)
                  g_row[s->row0].off, g_row[s->row0].msg, g_msg[g_row[s->row0].msg].cls ? "(invalid)" : "",
                  s->pre_ms, s->snap_ms);
         else
-            sfmt(s->desc, sizeof s->desc, "run '%s' statements %d..%d", id, s->a, s->b);
+            sfmt(s->desc, sizeof s->desc, "run '%s' statements %d..%d%s", id, s->a, s->b,
+                 s->one && s->a <= 9 && s->b >= 4 ? " (the freeze and the gate as one INSERT each)" : "");
         break;
     case OP_KILL:
-        sfmt(s->desc, sizeof s->desc, "kill '%s' in statement %d, %d ms after %s", id, s->a, s->delay,
+        sfmt(s->desc, sizeof s->desc, "kill '%s' in statement %d%s, %d ms after %s", id, s->a,
+                 s->one && (s->a == 4 || s->a == 9) ? " (as one INSERT)" : "", s->delay,
                  s->from_spawn == 1 ? "the spawn" : s->from_spawn == 2 ? "its first INSERT ended" : "it started");
         break;
     case OP_OPTIMIZE: sfmt(s->desc, sizeof s->desc, "OPTIMIZE TABLE ods.%s FINAL", s->table ? "order_snapshot_hot" : "order_snapshot_rep"); break;
@@ -2653,7 +2681,7 @@ static int do_kill(int i)
     /* a statement in two INSERTs or more (the freeze, the gate): half its kills count from the
      * end of the first, so that some land between two pieces (counted from the statement's
      * start, almost none did) */
-    const char *piece2 = strstr(g_stmt[k], "\n-- piece 2 ");
+    const char *text = stmt_of(s, k), *piece2 = strstr(text, "\n-- piece 2 ");
     if (!from_spawn && piece2 && pct(50)) {
         from_spawn = 2;
         d = (double)range(0, 100) / 100.0 * dur / 2;
@@ -2672,11 +2700,11 @@ static int do_kill(int i)
     sql_param(&b, "load_id", M.l[L].id);
     sql_marker(&b, "#K0", i, k);
     if (from_spawn == 2) {
-        bputn(&b, g_stmt[k], (size_t)(piece2 + 1 - g_stmt[k]));
+        bputn(&b, text, (size_t)(piece2 + 1 - text));
         sql_marker(&b, "#KP", i, k);
         sql_stmt(&b, piece2 + 1);
     } else {
-        sql_stmt(&b, g_stmt[k]);
+        sql_stmt(&b, text);
     }
     sql_marker(&b, "#K1", i, k);
     char sqlpath[64], errpath[64];
@@ -3090,10 +3118,10 @@ static void child(uint64_t seed, int fd)
     sfmt(g_db, sizeof g_db, "%s/db", g_dir);
     sfmt(g_out, sizeof g_out, "%s/out.tsv", g_dir);
     g_seed_now = seed;
-    bprintf(&g_repro, "# sched --bin %s --work DIR --seed %llu --count 1%s%s%s%s%s%s\n", g_bin,
+    bprintf(&g_repro, "# sched --bin %s --work DIR --seed %llu --count 1%s%s%s%s%s%s%s\n", g_bin,
             (unsigned long long)seed, g_sabotage ? " --sabotage " : "", g_sabotage ? SAB_NAME[g_sabotage] : "",
             g_gate_pieces[0] ? " --gate-pieces " : "", g_gate_pieces, g_piece_size[0] ? " --piece-size " : "",
-            g_piece_size);
+            g_piece_size, g_mixed ? " --mixed-cuts" : "");
     double t0 = mono();
     int bad = schedule(seed);
     double el = mono() - t0;
@@ -3212,6 +3240,8 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--no-chain")) {
             g_nochain = 1;
+        } else if (!strcmp(a, "--mixed-cuts")) {
+            g_mixed = 1;
         } else if (!strcmp(a, "--bin") || !strcmp(a, "--work") || !strcmp(a, "--seed") || !strcmp(a, "--count") ||
                    !strcmp(a, "--jobs") || !strcmp(a, "--sabotage") || !strcmp(a, "--print-messages") ||
                    !strcmp(a, "--gate-pieces") || !strcmp(a, "--piece-size")) {
@@ -3287,8 +3317,9 @@ int main(int argc, char **argv)
     }
     free(tr);
     g_freeze1 = g_stmt[4];
+    g_gate1 = g_stmt[9];
     for (int k = 1; k <= NSTMT; k++)
-        if (k != 4)
+        if (k != 4 && k != 9)
             free(g_stmt[k]);
     tr = ods_ddl("transition");
     if (!tr || split_transition(tr) != 0) {
@@ -3502,6 +3533,8 @@ int main(int argc, char **argv)
            cov[CV_SEAL_BEFORE] + cov[CV_SEAL_IN_REFUSED] + cov[CV_SEAL_IN_SEALED] + cov[CV_SEAL_AFTER],
            cov[CV_SEAL_BEFORE], cov[CV_SEAL_IN_REFUSED] + cov[CV_SEAL_IN_SEALED], cov[CV_SEAL_IN_REFUSED],
            cov[CV_SEAL_IN_SEALED], cov[CV_SEAL_AFTER]);
+    printf("cuts: %ld runs and kills through the freeze or the gate with them as one INSERT each, %ld as "
+           "printed\n", cov[CV_CUT_ONE], cov[CV_CUT_PIECES]);
     printf("engine faults: %ld processes failed in the engine's start-up with nothing written and were run again\n",
            cov[CV_FAULT]);
     if (next < count)
