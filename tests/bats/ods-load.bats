@@ -93,7 +93,10 @@ WRAP
     ledgers=()
     new_db tmpl
     stage_gen tmpl L1 6
-    for cut in "" "--piece-size 20" "--piece-size 1" "--gate-pieces 40 --piece-size 2"; do
+    # (sanitized: one cut sent as arguments, one as files; --piece-size 1 is the second path again)
+    local cuts=("" "--piece-size 20" "--piece-size 1" "--gate-pieces 40 --piece-size 2")
+    if sanitized; then cuts=("" "--piece-size 20" "--gate-pieces 40 --piece-size 2"); fi
+    for cut in "${cuts[@]}"; do
         rm -rf db how.txt
         cp -a tmpl db
         staged=$(chlocal --path db -q "SELECT count() FROM stg.orders_raw")
