@@ -196,9 +196,11 @@ same_dumps() {
             [ "$(tr_pick "$k" <<<"$tr" | grep -c "{load_id:String} NOT IN (SELECT _load_id FROM ods.order_loads)")" -ge 1 ] ||
                 { echo "$mode: statement $k has no committed-load guard"; return 1; }
         done
-        # store changes: the gate's two joined sides (the prior, the load's own hot rows) and the
-        # prior's order_id set carry the guard too, so such a rerun does not read the prior
-        [ "$(tr_pick 9 <<<"$tr" | awk '/^INSERT/ { j = 0 } /^ *LEFT JOIN/ { j = 1 } j' | grep -c "{load_id:String} NOT IN (SELECT _load_id FROM ods.order_loads)")" -eq "$([ "$store" = changes ] && echo 48 || echo 16)" ]
+        # store changes: the gate's joined side (the prior) and the prior's order_id set carry the
+        # guard too, so such a rerun does not read the prior; and in both modes the set of the
+        # load's own hot rows (what an earlier run stored), one in each of the 16 INSERTs
+        [ "$(tr_pick 9 <<<"$tr" | awk '/^INSERT/ { j = 0 } /^ *LEFT JOIN/ { j = 1 } j' | grep -c "{load_id:String} NOT IN (SELECT _load_id FROM ods.order_loads)")" -eq "$([ "$store" = changes ] && echo 32 || echo 0)" ]
+        [ "$(tr_pick 9 <<<"$tr" | grep -c "^    _fate = 'stored' AND (order_id, updated_at, _hashdiff) NOT IN (SELECT order_id, updated_at, _hashdiff FROM ods.order_snapshot_hot WHERE .* AND {load_id:String} NOT IN (SELECT _load_id FROM ods.order_loads)) AS _put_hot,$")" -eq 16 ]
         # every statement that writes after the lease is taken checks it holds it (each INSERT
         # of the freeze and of the gate), but the housekeeping (it deletes only what _rep already
         # holds) and the release
@@ -1208,7 +1210,7 @@ $(ledger_sql)"
         # 10: their two reads, staging's and the manifest's, each only once the load is sealed or
         # committed and staging's fingerprint, itself read only then, is not the seal's)
         grep -v '^ALTER ' <<<"$output" | grep -oE '(GLOBAL )?(NOT )?\bIN \(SELECT [^()]* FROM [a-z_.]+' >ins.txt
-        [ "$(grep -cE '_dist$' ins.txt)" -eq "$([ "$store" = changes ] && echo 38 || echo 35)" ]
+        [ "$(grep -cE '_dist$' ins.txt)" -eq "$([ "$store" = changes ] && echo 39 || echo 36)" ]
         [ "$(grep -E '_dist$' ins.txt | grep -vc '^GLOBAL ')" -eq 0 ]
         [ "$(grep -vc '^GLOBAL ' ins.txt)" -eq 23 ]
         [ "$(grep -v '^GLOBAL ' ins.txt | grep -vcE ' FROM ods\.order_(manifest|frozen|fates)$')" -eq 0 ]
@@ -1234,18 +1236,18 @@ $(ledger_sql)"
         if [ "$store" = changes ]; then
             # the load's order_ids are read from this node's manifest and sent to every shard;
             # the prior is order_v (FINAL on each shard over its own orders, and the committed hot
-            # rows); the load's own hot rows (at most the load's size) come through
+            # rows); the set of the load's own hot rows (at most the load's size) comes through
             # order_snapshot_hot_dist
             ids="order_id GLOBAL IN (SELECT order_id FROM ods.order_manifest WHERE (_load_id = {load_id:String}) AND (NOT (error_class != '')) AND (_bucket >= _lo) AND (_bucket < _hi) AND ($guard))"
             [ "$(grep -cF "SELECT order_id, 1 AS _has_prior, updated_at AS _prior_updated_at, _hashdiff AS _prior_hashdiff FROM ods.order_v WHERE ($ids) AND ($guard)) AS o USING (order_id)" <<<"$output")" -eq 1 ]
-            [ "$(grep -cF "FROM ods.order_snapshot_hot_dist WHERE (_load_id = {load_id:String}) AND $bucket AND ($guard) GROUP BY order_id) AS m USING (order_id)" <<<"$output")" -eq 1 ]
+            [ "$(grep -cF "(_fate = 'stored') AND ((order_id, updated_at, _hashdiff) GLOBAL NOT IN (SELECT order_id, updated_at, _hashdiff FROM ods.order_snapshot_hot_dist WHERE (_load_id = {load_id:String}) AND $bucket AND ($guard))) AS _put_hot" <<<"$output")" -eq 1 ]
             # the gate records a stale message once, by its coordinates, from every shard's records
             [ "$(grep -cF "(_fate = 'stale') AND ((_topic, _partition, _offset) GLOBAL NOT IN (SELECT _topic, _partition, _offset FROM ods.order_snapshot_stale_dist WHERE (_load_id = {load_id:String}) AND $bucket)) AS _put_stale" <<<"$output")" -eq 1 ]
             [ "$(grep -oF "$ids" <<<"$output" | wc -l)" -eq 1 ]
         else
-            # no prior: every version of the load, once; the load's own hot rows (a rerun)
+            # no prior: every version of the load, once; the set of the load's own hot rows (a rerun)
             [ "$(grep -c 'FROM ods\.order_v\b' <<<"$output")" -eq 0 ]
-            [ "$(grep -cF "FROM ods.order_snapshot_hot_dist WHERE (_load_id = {load_id:String}) AND $bucket AND ($guard) GROUP BY order_id) AS m USING (order_id)" <<<"$output")" -eq 1 ]
+            [ "$(grep -cF "(_fate = 'stored') AND ((order_id, updated_at, _hashdiff) GLOBAL NOT IN (SELECT order_id, updated_at, _hashdiff FROM ods.order_snapshot_hot_dist WHERE (_load_id = {load_id:String}) AND $bucket AND ($guard))) AS _put_hot" <<<"$output")" -eq 1 ]
         fi
     done
     # shard-check ddl: a ReplacingMergeTree(updated_at) by created_at, sharded by cityHash64(order_id)

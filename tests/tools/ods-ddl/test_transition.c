@@ -339,8 +339,8 @@ static void key_counts(char *want, size_t cap, const char *alias, const char *ta
 /* One INSERT of the gate (statement 9), piece k of np, in both modes: every accepted message of
  * the piece's buckets into order_gate with its fate (stored, stale or unchanged; with --store
  * every stored for the first receipt of a version and content, else unchanged, and no prior) and
- * a flag per target, false for what an earlier run already wrote there (_mine: the load's own hot
- * rows; its stale records; its fates), each read for the piece's buckets only; only rows with
+ * a flag per target, false for what an earlier run already wrote there (the load's own hot rows;
+ * its stale records; its fates: each a set, read for the piece's buckets only); only rows with
  * something to write, one per message. */
 static void check_gate_piece(const char *pc, mode m, int k, int np, unsigned size)
 {
@@ -357,8 +357,10 @@ static void check_gate_piece(const char *pc, mode m, int k, int np, unsigned siz
         "{load_id:String}) AS _pieces,\n"
         "     intDiv(256 * %d + _pieces - 1, _pieces) AS _lo, intDiv(256 * %d + _pieces - 1, _pieces) AS _hi\n"
         "SELECT %s, _topic, _partition, _offset, _fate,\n"
-        "    _fate = 'stored' AND NOT has(_mine, (updated_at, _hashdiff)) AS _put_hot,\n",
-        store_cols(), m.cluster ? "distributed_foreground_insert = 1, " : "", np, size - 1, size, k, k + 1, store_cols());
+        "    _fate = 'stored' AND (order_id, updated_at, _hashdiff) %sNOT IN (SELECT order_id, updated_at, _hashdiff FROM "
+        "ods.%s WHERE _load_id = {load_id:String}%s AND %s) AS _put_hot,\n",
+        store_cols(), m.cluster ? "distributed_foreground_insert = 1, " : "", np, size - 1, size, k, k + 1, store_cols(),
+        g, m.cluster ? "order_snapshot_hot_dist" : "order_snapshot_hot", bucket, guard);
     if (m.every)
         n += (size_t)snprintf(want + n, sizeof want - n, "    0 AS _put_stale,\n");
     else
@@ -408,19 +410,15 @@ static void check_gate_piece(const char *pc, mode m, int k, int np, unsigned siz
              "        WHERE order_id %sIN (SELECT ", g);
     CHECK_EQ_INT(count(pc, want), !m.every);
     snprintf(want, sizeof want, " FROM ods.order_manifest WHERE _load_id = {load_id:String} AND NOT (error_class != '')"
-             "%s AND %s)\n          AND %s\n    ) AS o USING (order_id)\n    LEFT JOIN\n", mbucket, guard, guard);
+             "%s AND %s)\n          AND %s\n    ) AS o USING (order_id)\n)\nWHERE _put_hot OR _put_stale OR _put_fate;",
+             mbucket, guard, guard);
     CHECK_EQ_INT(count(pc, want), !m.every);
     CHECK_EQ_INT(count(pc, "_has_prior"), m.every ? 0 : 3);
-    /* both modes: the load's own hot rows of the piece, what an earlier run stored (--store
-     * every: l's right neighbour) */
-    snprintf(want, sizeof want,
-             "%s    LEFT JOIN\n    (\n        SELECT order_id, groupArray((updated_at, _hashdiff)) AS _mine\n"
-             "        FROM ods.%s\n        WHERE _load_id = {load_id:String}%s\n          AND %s\n        GROUP BY order_id\n"
-             "    ) AS m USING (order_id)\n)\nWHERE _put_hot OR _put_stale OR _put_fate;",
-             m.every ? "        )\n    ) AS l\n" : "    ) AS o USING (order_id)\n",
-             m.cluster ? "order_snapshot_hot_dist" : "order_snapshot_hot", bucket, guard);
-    CHECK(ends(pc, want));
-    CHECK_EQ_INT(count(pc, "_mine"), 2);
+    /* --store every: no prior, no join at all */
+    CHECK(ends(pc, m.every ? "        )\n    ) AS l\n)\nWHERE _put_hot OR _put_stale OR _put_fate;"
+                           : "    ) AS o USING (order_id)\n)\nWHERE _put_hot OR _put_stale OR _put_fate;"));
+    CHECK_EQ_INT(count(pc, "JOIN"), !m.every);
+    CHECK_EQ_INT(count(pc, "_mine"), 0);
     /* every read of a table of the load is of the piece's buckets: the manifest, the hot table,
      * the stale records (the fates through the manifest's coordinates) */
     CHECK_EQ_INT(count(pc, "FROM ods.order_manifest"), m.every ? 4 : 5);
@@ -1029,16 +1027,16 @@ static void test_transition_default(void)
     CHECK_EQ_INT(count(s, "ods.order_v"), DDL_GATE_PIECES);
     CHECK(strstr(st[9], "row_number() OVER (PARTITION BY order_id, updated_at "
                         "ORDER BY _load_ts, _topic, _partition, _offset) AS _r\n") != NULL);
-    CHECK(strstr(st[9], "        SELECT order_id, groupArray((updated_at, _hashdiff)) AS _mine\n        FROM "
-                        "ods.order_snapshot_hot\n        WHERE _load_id = {load_id:String} AND cityHash64(order_id) % 256 >= "
-                        "_lo AND cityHash64(order_id) % 256 < _hi\n") != NULL);
     /* each accepted message's fate: stored (first received, changed, not older), stale (older
      * than the prior) or unchanged; then where it is still to be written: the hot table (not
      * stored by an earlier run), the stale records (not recorded yet), the fates (none yet) */
     CHECK(strstr(st[9], "        multiIf(_receipt = 1 AND (NOT _has_prior OR (updated_at >= _prior_updated_at AND "
                         "_hashdiff != _prior_hashdiff)), 'stored',\n                _has_prior AND updated_at < "
                         "_prior_updated_at, 'stale',\n                'unchanged') AS _fate\n") != NULL);
-    CHECK(strstr(st[9], "\n    _fate = 'stored' AND NOT has(_mine, (updated_at, _hashdiff)) AS _put_hot,\n"
+    CHECK(strstr(st[9], "\n    _fate = 'stored' AND (order_id, updated_at, _hashdiff) NOT IN (SELECT order_id, "
+                        "updated_at, _hashdiff FROM ods.order_snapshot_hot WHERE _load_id = {load_id:String} AND "
+                        "cityHash64(order_id) % 256 >= _lo AND cityHash64(order_id) % 256 < _hi AND {load_id:String} NOT IN "
+                        "(SELECT _load_id FROM ods.order_loads)) AS _put_hot,\n"
                         "    _fate = 'stale' AND (_topic, _partition, _offset) NOT IN (SELECT _topic, _partition, _offset "
                         "FROM ods.order_snapshot_stale WHERE _load_id = {load_id:String} AND cityHash64(order_id) % 256 "
                         ">= _lo AND cityHash64(order_id) % 256 < _hi) AS _put_stale,\n"
@@ -1250,7 +1248,8 @@ static void test_transition_cluster(void)
     CHECK(strstr(st[9], "_put_fate)\nSETTINGS distributed_foreground_insert = 1, enable_shared_storage_snapshot_in_query = 1, join_use_nulls = 0, max_insert_threads = 4, min_insert_block_size_rows = 262144, " NO_JIT_SET "\nWITH ") != NULL);
     CHECK(strstr(st[9], "        FROM ods.order_v\n        WHERE order_id GLOBAL IN (SELECT order_id FROM ods.order_manifest ") !=
           NULL);
-    CHECK(strstr(st[9], "        FROM ods.order_snapshot_hot_dist\n        WHERE _load_id = {load_id:String} AND ") != NULL);
+    CHECK(strstr(st[9], "(order_id, updated_at, _hashdiff) GLOBAL NOT IN (SELECT order_id, updated_at, _hashdiff FROM "
+                        "ods.order_snapshot_hot_dist WHERE _load_id = {load_id:String} AND ") != NULL);
     CHECK(strstr(st[9], "(_topic, _partition, _offset) GLOBAL NOT IN (SELECT _topic, _partition, _offset FROM "
                         "ods.order_snapshot_stale_dist WHERE _load_id = {load_id:String} AND ") != NULL);
     /* the fates are this node's: read locally by the gate and the commit */
