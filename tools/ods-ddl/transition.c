@@ -445,10 +445,10 @@ static void profile_problem(tr *t, int k)
 }
 
 /* The seal keeps the fingerprint of what was staged (order_frozen.staged_fp1, staged_fp2,
- * late_when), which the seal and the commit name: a schema from before it would fail them by the
- * engine's "unknown identifier", the seal after the freeze has written. Checked here first, by
- * name in system.columns (no statement of the checks names them), so such a run stops at
- * statement 1 having done nothing, and says what to run. */
+ * late_when), which the seal writes: a schema from before it would fail the seal by the engine's
+ * "unknown identifier", after the freeze has written. Checked here first, by name in
+ * system.columns (the others read the columns through a tuple of the row, late_when), so such a
+ * run stops at statement 1 having done nothing, and says what to run. */
 static void seal_columns_problem(tr *t, int k)
 {
     P(t, "if((SELECT count() FROM system.columns WHERE database = ");
