@@ -119,8 +119,8 @@ static unsigned g_avoid_kill; /* bit k: no kill inside statement k */
 static char g_gate_pieces[24], g_piece_size[24]; /* ods-ddl transition's, "" for its default */
 static int g_avoid_from12, g_avoid_latecopy, g_avoid_nogate;
 static char *g_stmt[NSTMT + 1]; /* the transition's statements 1..12, heading comment included */
-static char *g_freeze1;          /* statement 4 as one INSERT (--gate-pieces 1), for mid_sql */
-static char *g_gate1;            /* statement 9 likewise */
+static char *g_freeze1;          /* statement 4 as one INSERT (--gate-pieces 1): mid_sql, --mixed-cuts */
+static char *g_gate1;            /* statement 9 likewise: --mixed-cuts */
 static int g_mixed;              /* --mixed-cuts */
 static char *g_schema, *g_abandon, *g_move, *g_take_back;
 
@@ -1367,6 +1367,14 @@ static step *plan(int op, int L)
     return s;
 }
 
+/* Does step s run the freeze or the gate, whose cut --mixed-cuts draws? */
+static int through_cut(const step *s)
+{
+    if (s->op == OP_RUN)
+        return !s->midcopy && !s->midseal && s->a <= 9 && s->b >= 4;
+    return s->op == OP_KILL && (s->a == 4 || s->a == 9);
+}
+
 /* statement k as step s runs it: in its cut */
 static const char *stmt_of(const step *s, int k)
 {
@@ -2269,9 +2277,7 @@ static void describe(int i)
 {
     step *s = &g_step[i];
     g_cov[CV_OP + s->op]++;
-    /* through the freeze or the gate: in which cut */
-    if ((s->op == OP_RUN && !s->midcopy && !s->midseal && s->a <= 9 && s->b >= 4) ||
-        (s->op == OP_KILL && (s->a == 4 || s->a == 9)))
+    if (through_cut(s))
         g_cov[s->one ? CV_CUT_ONE : CV_CUT_PIECES]++;
     const char *id = s->load >= 0 ? M.l[s->load].id : "";
     switch (s->op) {
@@ -2297,11 +2303,11 @@ static void describe(int i)
                  s->pre_ms, s->snap_ms);
         else
             sfmt(s->desc, sizeof s->desc, "run '%s' statements %d..%d%s", id, s->a, s->b,
-                 s->one && s->a <= 9 && s->b >= 4 ? " (the freeze and the gate as one INSERT each)" : "");
+                 s->one && through_cut(s) ? " (the freeze and the gate as one INSERT each)" : "");
         break;
     case OP_KILL:
         sfmt(s->desc, sizeof s->desc, "kill '%s' in statement %d%s, %d ms after %s", id, s->a,
-                 s->one && (s->a == 4 || s->a == 9) ? " (as one INSERT)" : "", s->delay,
+                 s->one && through_cut(s) ? " (as one INSERT)" : "", s->delay,
                  s->from_spawn == 1 ? "the spawn" : s->from_spawn == 2 ? "its first INSERT ended" : "it started");
         break;
     case OP_OPTIMIZE: sfmt(s->desc, sizeof s->desc, "OPTIMIZE TABLE ods.%s FINAL", s->table ? "order_snapshot_hot" : "order_snapshot_rep"); break;

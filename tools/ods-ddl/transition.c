@@ -468,9 +468,7 @@ static void staging_checks(tr *t, int k)
     first_open(t);
     seal_columns_problem(t, k);
     P(t, ",\n    if(");
-    sealed(t, 1);
-    P(t, " OR ");
-    committed(t);
+    frozen_or_committed(t);
     P(t, ", ");
     late_problem(t, k, LATE_IF_MOVED);
     P(t, ", ");
@@ -712,9 +710,7 @@ static void seal_problem(tr *t, int k)
     first_open(t);
     lease_problem(t, k);
     P(t, ",\n        if(");
-    sealed(t, 1);
-    P(t, " OR ");
-    committed(t);
+    frozen_or_committed(t);
     P(t, ", '', ");
     first_open(t);
     P(t, "\n        if(");
@@ -1010,8 +1006,9 @@ static void gate_piece(tr *t, int k, int np, unsigned m)
  * same prior and gives each message the same fate. What an earlier run wrote is not written
  * again: its hot rows, its stale records and its fates, each by its own _put flag (a set of
  * what the piece's orders hold already). The ODS is read for the load's own order_ids only; the
- * prior's joined side and every set carry the ledger guard (a hash join builds its right side,
- * and a set is built, whatever the left holds).
+ * prior's joined side and the set of the load's hot rows carry the ledger guard (a hash join
+ * builds its right side, and a set is built, whatever the left holds: a committed load's rerun
+ * reads neither the ODS nor its hot rows; its stale records and fates, the piece's, it does).
  * A message's fate depends on its order's messages and prior only, and an order's messages
  * share a bucket: so the gate runs as pieces, each a range of buckets, one INSERT each, and
  * memory holds one piece. How a run or a rerun cuts the load does not change a fate. */

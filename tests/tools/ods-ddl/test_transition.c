@@ -640,7 +640,7 @@ static void check_common(const char *s, char *st[MAXSTMT + 1], mode m)
 
     /* 1 and 3 check the staging alike (3 again under the lease): the same SQL, each with its
      * own messages (which may say more in 3: the run keeps the lease) */
-    const char *mark = "if({load_id:String} IN (SELECT _load_id FROM ods.order_frozen) OR ";
+    const char *mark = "if(({load_id:String} IN (SELECT _load_id FROM ods.order_frozen) OR ";
     CHECK_EQ_INT(count(st[1], mark), 1);
     CHECK_EQ_INT(count(st[3], mark), 1);
     const char *c1 = strstr(st[1], mark), *c3 = strstr(st[3], mark);
