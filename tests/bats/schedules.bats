@@ -153,7 +153,9 @@ fake_bin_with_chlocal() {
 # is the engine's timing: all 16 missing, at the rate of the second run, has a chance below 1 in
 # 10^7).
 @test "the checker fails a freeze whose reads of staging do not share one snapshot: a copy staged during it is frozen twice, the seal refuses, schedules diverge" {
-    run_split "$SCHED" --bin "$BIN" --work "$BATS_TEST_TMPDIR/w" --seed 1 --count 16 --jobs 2 --gate-pieces 2 --piece-size 3 \
+    # (8 at a time: these schedules mostly wait for the Buffer's flushes, a second or two each;
+    # seeds 1-16 at 8 at a time, 2026-12-07: 14 of 16 diverged, 49 -> 20 s)
+    run_split "$SCHED" --bin "$BIN" --work "$BATS_TEST_TMPDIR/w" --seed 1 --count 16 --jobs 8 --gate-pieces 2 --piece-size 3 \
         --sabotage no-shared-snapshot
     echo "$output"
     [ "$status" -eq 1 ]
@@ -170,7 +172,8 @@ fake_bin_with_chlocal() {
 # unpinning the seal's shared snapshot showed nothing (8 schedules, 18 rows during a seal): the
 # engine takes the FROM's snapshot, the record's, before it runs the WHERE's scalar checks.
 @test "the checker fails a seal whose check and record of staging are two statements: a row staged between them is lost at the commit, schedules diverge" {
-    run_split "$SCHED" --bin "$BIN" --work "$BATS_TEST_TMPDIR/w" --seed 1 --count 8 --jobs 2 --gate-pieces 2 --piece-size 3 \
+    # (8 at a time, as above: 7 of 8 diverged, 72 -> 29 s of wall for 21 s of CPU)
+    run_split "$SCHED" --bin "$BIN" --work "$BATS_TEST_TMPDIR/w" --seed 1 --count 8 --jobs 8 --gate-pieces 2 --piece-size 3 \
         --sabotage split-seal
     echo "$output"
     [ "$status" -eq 1 ]

@@ -628,12 +628,17 @@ SELECT status, count() FROM ods.order_v GROUP BY status ORDER BY status FORMAT T
 # 5 ms into it. A marker query before it creates ./passed, waits 0.1 s and writes it as it ends:
 # from then on the process is in statement K, which the state then shows unfinished. (The engine's
 # log cannot tell: chlocal hands on its output when the process ends.) The last waits are busy
-# loops on builtins and the process runs at the lowest priority, so a busy machine delays the kill
-# less than the statement. Sets killed_status; fails unless the marker was written.
+# loops on builtins and the process runs at the lowest priority; and each table snapshot statement
+# K takes sleeps 200 ms (the engine's merge_tree_storage_snapshot_sleep_ms), so the statement
+# outlasts the kill however busy the machine: without that, a seal of 3 000 messages ended
+# before a kill delayed by a busy machine (transition-guards.bats beside schedules.bats,
+# 2026-12-07: "statement 5 killed: ... 1 seal").
+# Sets killed_status; fails unless the marker was written.
 kill_inside() {
     local pid t
     rm -f passed
     nice -n 19 "$BIN/chlocal" --path db "--param_load_id=$1" -q "SELECT sleep(0.1) INTO OUTFILE 'passed' FORMAT TSV;
+SET merge_tree_storage_snapshot_sleep_ms = 200;
 $(steps "$2" "$2")" > kill.out 2> kill.err &
     pid=$!
     until [ -e passed ] || ! kill -0 "$pid" 2> /dev/null; do sleep 0.01; done
