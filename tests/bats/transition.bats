@@ -1225,14 +1225,14 @@ $(ledger_sql)"
         [ "$(grep -c '^INSERT INTO ods\.order_snapshot_dist (.*) SETTINGS distributed_foreground_insert = 1, optimize_on_insert = 0, throw_on_max_partitions_per_insert_block = 0 SELECT .* FROM ods\.order_snapshot_hot_dist WHERE .*GLOBAL NOT IN (SELECT order_id, updated_at, _hashdiff, _load_id FROM ods\.order_snapshot_dist WHERE order_id GLOBAL IN .* ORDER BY toYYYYMMDD(created_at) ASC$' <<<"$output")" -eq 1 ]
         # the commit counts the load's rows on every shard, and refuses a record held twice
         # (rows and distinct records from a GROUP BY of the records' key; the hot rows, about one
-        # a message: a row whose key's hash is unique on the whole cluster counted as read, those
-        # whose hash recurs grouped by the key, the set the cluster's)
+        # a message: counted as read, and only those whose key's hash recurs on the whole cluster
+        # grouped by the key, for what keys held twice add; the set the cluster's)
         [ "$(sed -n 10p <<<"$output" | grep -c "(SELECT sum(_c) AS n, count() AS u FROM (SELECT count() AS _c FROM ods.order_snapshot_stale_dist WHERE _load_id = {load_id:String} GROUP BY _topic, _partition, _offset)) AS x")" -eq 1 ]
         [ "$(sed -n 10p <<<"$output" | grep -c "(SELECT sum(_c) AS n, count() AS u, sum(_c0) AS c0, .* FROM (SELECT count() AS _c, countIf(error_class = 'not_an_object') AS _c0, .* FROM ods.order_snapshot_errors_dist WHERE _load_id = {load_id:String} GROUP BY _topic, _partition, _offset)) AS e")" -eq 1 ]
         key="order_id, updated_at"
         [ "$store" = changes ] || key+=", _hashdiff"
         recur="(SELECT _k FROM (SELECT cityHash64($key) AS _k FROM ods.order_snapshot_hot_dist WHERE _load_id = {load_id:String} GROUP BY _k HAVING count() > 1))"
-        [ "$(sed -n 10p <<<"$output" | grep -cF "(SELECT sum(_c) AS n, count() AS u FROM (SELECT 1 AS _c FROM ods.order_snapshot_hot_dist WHERE (_load_id = {load_id:String}) AND (cityHash64($key) GLOBAL NOT IN $recur) UNION ALL SELECT count() FROM ods.order_snapshot_hot_dist WHERE (_load_id = {load_id:String}) AND (cityHash64($key) GLOBAL IN $recur) GROUP BY $key)) AS s")" -eq 1 ]
+        [ "$(sed -n 10p <<<"$output" | grep -cF "(SELECT count() AS n, n - (SELECT sum(_c) - count() FROM (SELECT count() AS _c FROM ods.order_snapshot_hot_dist WHERE (_load_id = {load_id:String}) AND (cityHash64($key) GLOBAL IN $recur) GROUP BY $key)) AS u FROM ods.order_snapshot_hot_dist WHERE _load_id = {load_id:String}) AS s")" -eq 1 ]
         if [ "$store" = changes ]; then
             # the load's order_ids are read from this node's manifest and sent to every shard;
             # the prior is order_v (FINAL on each shard over its own orders, and the committed hot
