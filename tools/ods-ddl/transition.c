@@ -1087,8 +1087,7 @@ static void commit_sources(tr *t, int with_tables)
 {
     const char *D = t->D;
     P(t, "(SELECT count() AS n, countIf(error_class = '') AS acc, countIf(error_class != '') AS rej");
-    for (size_t i = 0; i < WIRE_NREJECT; i++)
-        P(t, ", countIf(error_class = '%s') AS c%zu", WIRE_REJECT_CLASSES[i], i);
+    class_counts(t, KC_ALL);
     P(t, "\n               FROM %s.order_manifest WHERE _load_id = {load_id:String}) AS m,\n"
          "              (SELECT ifNull(any(staged), 0) AS staged, ifNull(any(messages), 0) AS messages FROM "
          "%s.order_frozen WHERE _load_id = {load_id:String}) AS f,\n              ",
