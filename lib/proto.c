@@ -5,6 +5,7 @@
 #include "io.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Reads go straight into the row buffer; big reads keep syscalls per row negligible. */
@@ -27,6 +29,12 @@
 /* With an items function, items are handed over in batches of this many: one call per
  * ordinary row, and a table of 96 KiB for rows of any length. */
 #define ITEMS_BATCH 4096u
+/* The capacity asked for the input pipe (the kernel's default is 64 KiB): with 64 KiB the
+ * engine's writer and this reader wake each other every 64 KiB; at 256 KiB the classifier's
+ * query over 500 000 messages took 0.27-0.30 s against 0.32-0.34 s (bench/90-statements.sh,
+ * docs/performance.md). Not more: an unprivileged user's pipes share pipe-user-pages-soft
+ * (64 MiB), and a pool of 16 processes of each UDF keeps this much per process. */
+#define PIPE_WANT (256 << 10)
 /* proto_serve_mem (tests, fuzzing) starts small: same code paths, cheap under sanitizers */
 #define MEM_INITIAL (4u << 10)
 /* Lengths beyond this cannot be real (no machine holds them): reject instead of waiting. */
@@ -1045,6 +1053,15 @@ int proto_serve(const proto_config *cfg, int in_fd, int out_fd, proto_row_fn fn,
                 proto_error *err)
 {
     srv s = {.cfg = cfg, .fn = fn, .ctx = ctx, .err = err, .in_fd = in_fd, .out_fd = out_fd};
+#ifdef F_SETPIPE_SZ
+    /* Speed only: a pipe the kernel will not enlarge (the user's pipe quota, an old kernel)
+     * serves as it is, so the answer of fcntl is not an error. */
+    struct stat st;
+    if (fstat(in_fd, &st) == 0 && S_ISFIFO(st.st_mode) && fcntl(in_fd, F_GETPIPE_SZ) < PIPE_WANT) {
+        int r = fcntl(in_fd, F_SETPIPE_SZ, PIPE_WANT);
+        (void)r;
+    }
+#endif
     return run(&s);
 }
 

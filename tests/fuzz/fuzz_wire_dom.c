@@ -1,5 +1,5 @@
-/* fuzz_wire_dom: differential libFuzzer target (issue 10): the classifier's "one JSON text whose
- * root is an object" verdict against simdjson's DOM parser (sj_dom_verdict) on the same bytes. */
+/* fuzz_wire_dom: differential libFuzzer target (issue 10): the classifier's walk's "one JSON text
+ * whose root is an object" verdict against simdjson's DOM parser (sj_dom_verdict), same bytes. */
 #include "sj.h"
 #include "wire.h"
 
@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What is compared: wire_classify() != WIRE_NOT_AN_OBJECT exactly when DOM accepts the bytes
+/* What is compared: the walk (sj_walk, wire_classify() asked for a reason: the path of --explain
+ * and of wire_parse) answers other than WIRE_NOT_AN_OBJECT exactly when DOM accepts the bytes
  * and the root is an object. DOM stands in for the engine's isValidJSON (simdjson DOM, max depth
  * 1024), with one difference and no other:
  * - a leading UTF-8 BOM: the contract refuses it, the engine skips it (3.0.1's DOM happens to
@@ -23,7 +24,9 @@
  * Each input is also judged as a member value, {"k":INPUT}, and as an array element,
  * {"k":[INPUT]}: the walk's paths for nested values (getters, keys, skipping) differ from the
  * root's, and the classifier stops at a root that is not an object, so a scalar or array root
- * would otherwise never be walked. */
+ * would otherwise never be walked.
+ * wire_classify() without a reason reads DOM's tree itself (sj_members): its class against the
+ * walk's is fuzz_wire's check; here it must also say not_an_object exactly when the walk does. */
 
 static void show(const char *what, const uint8_t *d, size_t n)
 {
@@ -47,8 +50,16 @@ static void judge(const uint8_t *d, size_t n, const char *form)
         abort();
     memcpy(b, d, n);
     memset(b + n, '"', WIRE_PADDING);
-    wire_class c = wire_classify(b, n, NULL);
+    wire_explain why;
+    wire_class c = wire_classify(b, n, &why), fast = wire_classify(b, n, NULL);
     int cls_ok = c != WIRE_NOT_AN_OBJECT;
+    if (cls_ok != (fast != WIRE_NOT_AN_OBJECT)) {
+        show(form, d, n);
+        fprintf(stderr, "fuzz_wire_dom: the walk says %s (%s), DOM's tree %s\n",
+                c == WIRE_VALID ? "valid" : wire_class_name(c), why.reason,
+                fast == WIRE_VALID ? "valid" : wire_class_name(fast));
+        abort();
+    }
     if (n >= 3 && memcmp(d, "\xef\xbb\xbf", 3) == 0) {
         if (cls_ok) {
             show(form, d, n);
@@ -64,11 +75,9 @@ static void judge(const uint8_t *d, size_t n, const char *form)
         abort();
     }
     if (cls_ok != (dom == 1 && obj)) {
-        wire_explain why;
-        wire_class c2 = wire_classify(b, n, &why);
         show(form, d, n);
-        fprintf(stderr, "fuzz_wire_dom: classifier says %s (%s: %s), DOM says %s\n",
-                c == WIRE_VALID ? "valid" : wire_class_name(c), wire_class_name(c2), why.reason,
+        fprintf(stderr, "fuzz_wire_dom: the walk says %s (%s), DOM says %s\n",
+                c == WIRE_VALID ? "valid" : wire_class_name(c), why.reason,
                 dom == 1 ? (obj ? "valid, root object" : "valid, root not an object") : "invalid");
         abort();
     }

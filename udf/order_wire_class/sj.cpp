@@ -12,6 +12,7 @@ static_assert(SJ_PADDING >= SIMDJSON_PADDING, "sj promises simdjson its padding"
 
 struct sj_parser {
     ondemand::parser p;
+    dom::parser d; // sj_members: grows to the largest text it is given (at most SJ_KEEP_BYTES)
 };
 
 namespace {
@@ -280,6 +281,66 @@ extern "C" int sj_walk(sj_parser *sp, const char *p, size_t n, const sj_visitor 
         (void)shrunk;
     }
     return rc;
+}
+
+extern "C" int sj_members(sj_parser *sp, const char *p, size_t n,
+                          int (*member)(void *, const char *, size_t, const sj_member *), void *ctx)
+{
+    // Grown as sj_walk grows its parser: geometrically, so ever longer texts do not reallocate
+    // per text; the caller keeps n within SJ_KEEP_BYTES, and with it the tree's memory.
+    if (sp->d.capacity() < n) {
+        size_t cap = sp->d.capacity() * 2;
+        if (cap > SJ_KEEP_BYTES)
+            cap = SJ_KEEP_BYTES;
+        if (cap < n)
+            cap = n;
+        if (cap < 4096)
+            cap = 4096;
+        if (sp->d.allocate(cap, SJ_MAX_LEVEL))
+            return SJ_ENOMEM;
+    }
+    dom::element root;
+    error_code e = sp->d.parse(p, n, false).get(root);
+    if (e)
+        return e == MEMALLOC ? SJ_ENOMEM : SJ_ESYNTAX;
+    dom::object o;
+    if (root.get_object().get(o))
+        return SJ_ENOTOBJ;
+    for (dom::key_value_pair kv : o) {
+        sj_member m{};
+        switch (kv.value.type()) {
+        case dom::element_type::OBJECT: m.kind = SJ_OBJECT; break;
+        case dom::element_type::ARRAY: m.kind = SJ_ARRAY; break;
+        case dom::element_type::STRING: {
+            std::string_view s = kv.value.get_string().value_unsafe();
+            m.kind = SJ_STRING;
+            m.s = s.data();
+            m.n = s.size();
+            break;
+        }
+        case dom::element_type::INT64:
+            m.kind = SJ_NUMBER;
+            m.num = SJ_INT;
+            m.i = kv.value.get_int64().value_unsafe();
+            break;
+        case dom::element_type::UINT64:
+            m.kind = SJ_NUMBER;
+            m.num = SJ_UINT;
+            m.u = kv.value.get_uint64().value_unsafe();
+            break;
+        case dom::element_type::DOUBLE:
+            m.kind = SJ_NUMBER;
+            m.num = SJ_DOUBLE;
+            break;
+        case dom::element_type::BOOL:
+            m.kind = kv.value.get_bool().value_unsafe() ? SJ_TRUE : SJ_FALSE;
+            break;
+        case dom::element_type::NULL_VALUE: m.kind = SJ_NULL; break;
+        }
+        if (member(ctx, kv.key.data(), kv.key.size(), &m))
+            return SJ_ESTOP;
+    }
+    return SJ_OK;
 }
 
 extern "C" int sj_dom_verdict(const char *p, size_t n, int padded, int *root_is_object)

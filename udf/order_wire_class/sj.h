@@ -1,5 +1,5 @@
-/* sj: the project's only C++ (sj.cpp), a narrow C face over simdjson On-Demand: walks EVERY value
- * of one JSON text in document order and hands each key and scalar token to C callbacks. */
+/* sj: the project's only C++ (sj.cpp), a narrow C face over simdjson: walks EVERY value of one
+ * JSON text with On-Demand, or hands over the root members of DOM's checked tree, to C callbacks. */
 #ifndef SJ_H
 #define SJ_H
 
@@ -57,7 +57,34 @@ void sj_free(sj_parser *sp);
  * with depth 0. After the root, only whitespace may follow. */
 int sj_walk(sj_parser *sp, const char *p, size_t n, const sj_visitor *v, void *ctx, sj_error *err);
 
-/* Test oracle and bench floor only, never used by the UDF: simdjson's DOM parser (default max
+/* One root member as sj_members hands it over: its kind and, for a string, the unescaped bytes;
+ * for a number, how simdjson's DOM parser read it (SJ_INT: i; SJ_UINT: u, above INT64_MAX;
+ * SJ_DOUBLE: any literal with a fraction or an exponent). Containers and literals: kind only. */
+typedef enum { SJ_INT, SJ_UINT, SJ_DOUBLE } sj_num;
+typedef struct {
+    sj_kind kind;
+    const char *s; /* SJ_STRING: [s, s + n), unescaped (may hold NUL) */
+    size_t n;
+    sj_num num;    /* SJ_NUMBER */
+    long long i;
+    unsigned long long u;
+} sj_member;
+
+enum { SJ_ENOTOBJ = -4 }; /* sj_members: one JSON text, its root not an object */
+
+/* The classifier's fast path: parses p[0..n) (p[n .. n+SJ_PADDING) readable) with simdjson's DOM
+ * parser, which checks every byte before anything is handed over (stage 2 builds the whole tree:
+ * no lazy skipping), with the engine's isValidJSON limits (max depth 1024). Then calls
+ * member(ctx, key, key_len, value) for each root member in order, the key unescaped. SJ_OK,
+ * SJ_ESYNTAX (not one JSON text), SJ_ENOTOBJ, SJ_ESTOP (member returned nonzero), SJ_ENOMEM. For
+ * texts up to SJ_KEEP_BYTES: the tree takes about 14 bytes per byte of text (sj_walk about 6),
+ * too much for one huge row; the caller walks those. fuzz_wire_dom keeps sj_walk's verdict equal
+ * to DOM's, fuzz_wire and test_wire the classes of both paths. */
+int sj_members(sj_parser *sp, const char *p, size_t n,
+               int (*member)(void *ctx, const char *key, size_t key_len, const sj_member *v),
+               void *ctx);
+
+/* Test oracle and bench floor only: simdjson's DOM parser (default max
  * depth 1024, as in the engine's isValidJSON), a validator independent of the walk above, for the
  * differential fuzz target tests/fuzz/fuzz_wire_dom.c and the validation floor of
  * tests/helpers/proto_floor. 1 if p[0..n) is one JSON text, *root_is_object telling whether its

@@ -1,5 +1,5 @@
-/* wire: classifies one raw order message against the wire contract v1 in one simdjson pass
- * (sj); every lexical check On-Demand leaves out (numbers, literals, escapes) is made here. */
+/* wire: classifies one raw order message against the wire contract v1 in one simdjson pass (sj):
+ * DOM's checked tree for the class alone; else a walk checking what On-Demand leaves out. */
 #include "wire.h"
 
 #include "proto.h"
@@ -37,6 +37,13 @@ static signed char g_by_len[17][WIRE_NFIELDS + 1];
 /* Each key zero-padded to 16 bytes as two words: a lookup is two compares, no memcmp call. */
 static uint64_t g_key_w[WIRE_NFIELDS][2];
 
+/* The reasons of a bad keyset and of the first bad field, formatted only when explaining (kept
+ * apart from wctx: zeroing them for every message was a cost of the fast path). */
+struct wreasons {
+    char key[sizeof ((wire_explain *)0)->reason];
+    char field[sizeof ((wire_explain *)0)->reason];
+};
+
 typedef struct {
     const char *base;
     wire_explain *why;       /* NULL on the fast path: no reasons are formatted */
@@ -47,9 +54,7 @@ typedef struct {
     int cur;                 /* WIRE_FIELDS index of the root member being walked, or -1 */
     const char *lex_msg;     /* static: why the text is not JSON (set when we stop the walk) */
     const char *lex_at;
-    char key_reason[sizeof ((wire_explain *)0)->reason];
-    const char *key_field;
-    char field_reason[sizeof ((wire_explain *)0)->reason];
+    struct wreasons *rs;     /* with why: where the reasons are formatted */
     const char *field_field;
     wire_row *row;           /* wire_parse: where the typed fields go; NULL: classify only */
     int in_items;            /* the items array is being re-printed into row->items */
@@ -306,7 +311,7 @@ static int field_fail(wctx *c, const char *fmt, ...)
     if (!c->field_bad && c->why) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(c->field_reason, sizeof c->field_reason, fmt, ap);
+        vsnprintf(c->rs->field, sizeof c->rs->field, fmt, ap);
         va_end(ap);
         c->field_field = WIRE_FIELDS[c->cur].name;
     }
@@ -498,7 +503,7 @@ static int key_fail(wctx *c, const char *fmt, const char *key, size_t n)
 {
     if (!c->keyset_bad && c->why) {
         char tmp[64];
-        snprintf(c->key_reason, sizeof c->key_reason, fmt, shown(tmp, sizeof tmp, key, n));
+        snprintf(c->rs->key, sizeof c->rs->key, fmt, shown(tmp, sizeof tmp, key, n));
     }
     c->keyset_bad = 1;
     return 0;
@@ -536,13 +541,70 @@ static void items_done(wctx *c)
     c->row->n[f] = c->row->items.n;
 }
 
+/* The WIRE_FIELDS index of the key of n bytes whose zero-padded words are w, or -1. */
+static int key_lookup(const uint64_t w[2], size_t n)
+{
+    for (const signed char *i = g_by_len[n]; *i >= 0; i++)
+        if (g_key_w[*i][0] == w[0] && g_key_w[*i][1] == w[1])
+            return *i;
+    return -1;
+}
+
+/* The WIRE_FIELDS index of the unescaped root key kp[0..n), or -1. A root key is almost always a
+ * short plain identifier, compared as two words read straight from it: 16 bytes from kp must be
+ * readable (the text's padding, or a key buffer). */
+static int key_index(const char *kp, size_t n)
+{
+    uint64_t w[2];
+    if (n > 16)
+        return -1;
+    memcpy(w, kp, sizeof w);
+    w[0] = first_bytes(w[0], n);
+    w[1] = n > 8 ? first_bytes(w[1], n - 8) : 0;
+    return key_lookup(w, n);
+}
+
+/* key_index for a key with no readable bytes after it (DOM's string buffer): its two words from
+ * loads inside the key, overlapping ones where it is shorter than a word. Copying it into a
+ * zeroed buffer first costs a store-forwarding stall (bytes stored, words loaded) a key, a
+ * tenth of the fast path's time in a profile. */
+static int key_index_exact(const char *kp, size_t n)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w[2] = {0, 0};
+    if (n > 16 || g_by_len[n][0] < 0)
+        return -1;
+    if (n < 4) {
+        for (size_t i = 0; i < n; i++)
+            w[0] |= (uint64_t)(unsigned char)kp[i] << 8 * i;
+    } else if (n >= 8) {
+        memcpy(&w[0], kp, 8);
+        if (n > 8) {
+            memcpy(&w[1], kp + n - 8, 8);
+            w[1] >>= 8 * (16 - n);
+        }
+    } else {
+        uint32_t lo, hi;
+        memcpy(&lo, kp, 4);
+        memcpy(&hi, kp + n - 4, 4);
+        w[0] = lo | (uint64_t)hi << 8 * (n - 4);
+    }
+    return key_lookup(w, n);
+#else
+    char k[16] = {0};
+    if (n > sizeof k)
+        return -1;
+    memcpy(k, kp, n);
+    return key_index(k, n);
+#endif
+}
+
 static int on_key(void *ctx, unsigned depth, const char *p, const char *end)
 {
     wctx *c = ctx;
     char k[KEY_BUF];
     size_t n = (size_t)(end - p);
     const char *msg;
-    uint64_t w[2];
     if (depth != 1) {
         if (!str_scan(p, end, NULL, 0, &n, NULL, &msg))
             return lex_fail(c, msg, p);
@@ -551,26 +613,14 @@ static int on_key(void *ctx, unsigned depth, const char *p, const char *end)
         return 0;
     }
     items_done(c);
-    /* A root key is almost always a short plain identifier: compare it in place, as two words
-     * read straight from the text (the padding after it keeps 16 bytes readable). */
-    const char *kp = p;
+    const char *kp = p; /* in place: the padding after the text keeps 16 bytes readable */
     if (n > 16 || memchr(p, '\\', n)) {
         if (!str_scan(p, end, k, sizeof k, &n, NULL, &msg))
             return lex_fail(c, msg, p);
         kp = k;
     }
     c->nkeys++;
-    c->cur = -1;
-    if (n <= 16) {
-        memcpy(w, kp, sizeof w);
-        w[0] = first_bytes(w[0], n);
-        w[1] = n > 8 ? first_bytes(w[1], n - 8) : 0;
-        for (const signed char *i = g_by_len[n]; *i >= 0; i++)
-            if (g_key_w[*i][0] == w[0] && g_key_w[*i][1] == w[1]) {
-                c->cur = *i;
-                break;
-            }
-    }
+    c->cur = key_index(kp, n);
     if (c->cur < 0)
         return key_fail(c, "unknown key \"%s\"", kp, n < sizeof k ? n : sizeof k);
     if (c->seen & 1u << c->cur)
@@ -656,6 +706,52 @@ static int on_value(void *ctx, unsigned depth, sj_kind kind, const char *p, cons
 
 static const sj_visitor VISITOR = {on_key, on_value};
 
+/* ---- the fast path: simdjson's DOM tree, when no reason and no typed row is wanted ---- */
+
+/* A root member of a text DOM has checked whole: the keyset first (one bad key settles the
+ * class: stop), then the field's rule through rule_value, as the walk applies it. Numbers come
+ * parsed: an integer literal is an int64 or uint64 to DOM, given to the rule as its digits
+ * (JSON's integer grammar has one spelling per value, which these print back); a fraction or
+ * an exponent is a double, never an integer literal. */
+static int on_member(void *ctx, const char *key, size_t kn, const sj_member *v)
+{
+    wctx *c = ctx;
+    c->cur = key_index_exact(key, kn);
+    if (c->cur < 0 || c->seen & 1u << c->cur) {
+        c->keyset_bad = 1;
+        return 1;
+    }
+    c->nkeys++;
+    c->seen |= 1u << c->cur;
+    if (c->field_bad)
+        return 0;
+    if (v->kind == SJ_STRING) {
+        int ctl = 0;
+        if (WIRE_FIELDS[c->cur].rule == WIRE_RULE_TEXT)
+            for (size_t i = 0; i < v->n; i++)
+                ctl |= (unsigned char)v->s[i] < 0x20 || v->s[i] == 0x7f;
+        rule_value(c, SJ_STRING, v->s, v->n, ctl, NULL);
+    } else if (v->kind == SJ_NUMBER && v->num != SJ_DOUBLE) {
+        char d[24], *e = d + sizeof d, *q = e;
+        unsigned long long u = v->num == SJ_UINT ? v->u : v->i < 0 ? 0 - (unsigned long long)v->i
+                                                                   : (unsigned long long)v->i;
+        do
+            *--q = (char)('0' + u % 10);
+        while (u /= 10);
+        if (v->num == SJ_INT && v->i < 0)
+            *--q = '-';
+        rule_value(c, SJ_NUMBER, q, (size_t)(e - q), 0, e);
+    } else if (v->kind == SJ_NUMBER) {
+        if (WIRE_FIELDS[c->cur].rule == WIRE_RULE_USER_ID)
+            field_fail(c, "not an integer literal");
+        else
+            rule_value(c, SJ_NUMBER, NULL, 0, 0, NULL);
+    } else {
+        rule_value(c, v->kind, NULL, 0, 0, NULL);
+    }
+    return 0;
+}
+
 static wire_class done(wire_explain *why, wire_class cls, const char *field, const char *reason)
 {
     if (why) {
@@ -688,7 +784,19 @@ static wire_class classify(const char *p, size_t n, wire_explain *why, wire_row 
     /* simdjson skips a byte order mark; RFC 8259 §8.1 says a JSON text must not carry one. */
     if (n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
         return done(why, WIRE_NOT_AN_OBJECT, NULL, "starts with a UTF-8 byte order mark");
-    wctx c = {.base = p, .why = why, .cur = -1, .row = row};
+    struct wreasons rs;
+    rs.key[0] = rs.field[0] = 0;
+    wctx c = {.base = p, .why = why, .cur = -1, .row = row, .rs = &rs};
+    if (!why && !row && n <= SJ_KEEP_BYTES) {
+        int rc = sj_members(g_parser, p, n, on_member, &c);
+        if (rc == SJ_ENOMEM)
+            oom();
+        if (rc == SJ_ESYNTAX || rc == SJ_ENOTOBJ)
+            return WIRE_NOT_AN_OBJECT;
+        if (c.keyset_bad || c.nkeys != WIRE_NFIELDS)
+            return WIRE_KEYSET_MISMATCH;
+        return c.field_bad ? WIRE_FIELD_INVALID : WIRE_VALID;
+    }
     sj_error err = {0};
     int rc = sj_walk(g_parser, p, n, &VISITOR, &c, &err);
     if (rc == SJ_ENOMEM)
@@ -710,14 +818,14 @@ static wire_class classify(const char *p, size_t n, wire_explain *why, wire_row 
     if (!c.keyset_bad && c.nkeys != WIRE_NFIELDS && why) {
         for (int i = 0; i < WIRE_NFIELDS; i++)
             if (!(c.seen & 1u << i)) {
-                snprintf(c.key_reason, sizeof c.key_reason, "missing key \"%s\"", WIRE_FIELDS[i].name);
+                snprintf(rs.key, sizeof rs.key, "missing key \"%s\"", WIRE_FIELDS[i].name);
                 break;
             }
     }
     if (c.keyset_bad || c.nkeys != WIRE_NFIELDS)
-        return done(why, WIRE_KEYSET_MISMATCH, NULL, c.key_reason);
+        return done(why, WIRE_KEYSET_MISMATCH, NULL, rs.key);
     if (c.field_bad)
-        return done(why, WIRE_FIELD_INVALID, c.field_field, c.field_reason);
+        return done(why, WIRE_FIELD_INVALID, c.field_field, rs.field);
     return done(why, WIRE_VALID, NULL, "valid");
 }
 
