@@ -222,6 +222,21 @@ int walk_value(walker &w, ondemand::value &v, unsigned depth)
     return walk_any(w, v, depth);
 }
 
+// A parser's new capacity for a text of n bytes: doubled up to SJ_KEEP_BYTES, so a stream of
+// ever longer ordinary texts does not reallocate per text; never below n (within simdjson's
+// limit) nor 4 KiB.
+size_t grown(size_t have, size_t n)
+{
+    size_t cap = have * 2;
+    if (cap > SJ_KEEP_BYTES)
+        cap = SJ_KEEP_BYTES;
+    if (cap < n)
+        cap = n;
+    if (cap < 4096)
+        cap = 4096;
+    return cap > SIMDJSON_MAXSIZE_BYTES ? n : cap;
+}
+
 // Walks one text with buffers already big enough.
 int walk_text(sj_parser *sp, walker &w, const char *p, size_t n)
 {
@@ -255,20 +270,9 @@ extern "C" int sj_walk(sj_parser *sp, const char *p, size_t n, const sj_visitor 
                        sj_error *err)
 {
     walker w{v, ctx, p, p + n, err};
-    // Grow geometrically up to SJ_KEEP_BYTES, so a stream of ever longer ordinary texts does
-    // not reallocate per text; the depth limit is ours (SJ_MAX_LEVEL), simdjson's only has to
-    // stay out of its way.
+    // The depth limit is ours (SJ_MAX_LEVEL), simdjson's only has to stay out of its way.
     if (sp->p.capacity() < n) {
-        size_t cap = sp->p.capacity() * 2;
-        if (cap > SJ_KEEP_BYTES)
-            cap = SJ_KEEP_BYTES;
-        if (cap < n)
-            cap = n;
-        if (cap < 4096)
-            cap = 4096;
-        if (cap > SIMDJSON_MAXSIZE_BYTES)
-            cap = n;
-        if (sp->p.allocate(cap, SJ_MAX_LEVEL + 64))
+        if (sp->p.allocate(grown(sp->p.capacity(), n), SJ_MAX_LEVEL + 64))
             return n > SIMDJSON_MAXSIZE_BYTES ? syntax(w, "text larger than 4 GiB", nullptr)
                                               : SJ_ENOMEM;
     }
@@ -286,17 +290,10 @@ extern "C" int sj_walk(sj_parser *sp, const char *p, size_t n, const sj_visitor 
 extern "C" int sj_members(sj_parser *sp, const char *p, size_t n,
                           int (*member)(void *, const char *, size_t, const sj_member *), void *ctx)
 {
-    // Grown as sj_walk grows its parser: geometrically, so ever longer texts do not reallocate
-    // per text; the caller keeps n within SJ_KEEP_BYTES, and with it the tree's memory.
+    // Grown as sj_walk grows its parser; the caller keeps n within SJ_KEEP_BYTES, and with it
+    // the tree's memory.
     if (sp->d.capacity() < n) {
-        size_t cap = sp->d.capacity() * 2;
-        if (cap > SJ_KEEP_BYTES)
-            cap = SJ_KEEP_BYTES;
-        if (cap < n)
-            cap = n;
-        if (cap < 4096)
-            cap = 4096;
-        if (sp->d.allocate(cap, SJ_MAX_LEVEL))
+        if (sp->d.allocate(grown(sp->d.capacity(), n), SJ_MAX_LEVEL))
             return SJ_ENOMEM;
     }
     dom::element root;
