@@ -37,7 +37,8 @@ enum {
     SJ_OK = 0,
     SJ_ESYNTAX = -1, /* not one RFC 8259 JSON text (err.msg says why) */
     SJ_ESTOP = -2,   /* a callback returned nonzero */
-    SJ_ENOMEM = -3
+    SJ_ENOMEM = -3,
+    SJ_ENOTOBJ = -4  /* sj_members: one JSON text, its root not an object */
 };
 
 typedef struct {
@@ -69,8 +70,6 @@ typedef struct {
     long long i;
     unsigned long long u;
 } sj_member;
-
-enum { SJ_ENOTOBJ = -4 }; /* sj_members: one JSON text, its root not an object */
 
 /* The classifier's fast path: parses p[0..n) (p[n .. n+SJ_PADDING) readable) with simdjson's DOM
  * parser, which checks every byte before anything is handed over (stage 2 builds the whole tree:

@@ -731,23 +731,21 @@ static int on_member(void *ctx, const char *key, size_t kn, const sj_member *v)
             for (size_t i = 0; i < v->n; i++)
                 ctl |= (unsigned char)v->s[i] < 0x20 || v->s[i] == 0x7f;
         rule_value(c, SJ_STRING, v->s, v->n, ctl, NULL);
-    } else if (v->kind == SJ_NUMBER && v->num != SJ_DOUBLE) {
+    } else if (v->kind == SJ_NUMBER && WIRE_FIELDS[c->cur].rule == WIRE_RULE_USER_ID) {
+        if (v->num == SJ_DOUBLE)
+            return field_fail(c, "not an integer literal");
         char d[24], *e = d + sizeof d, *q = e;
-        unsigned long long u = v->num == SJ_UINT ? v->u : v->i < 0 ? 0 - (unsigned long long)v->i
-                                                                   : (unsigned long long)v->i;
+        int neg = v->num == SJ_INT && v->i < 0;
+        unsigned long long u = v->num == SJ_UINT ? v->u
+                               : neg ? 0 - (unsigned long long)v->i : (unsigned long long)v->i;
         do
             *--q = (char)('0' + u % 10);
         while (u /= 10);
-        if (v->num == SJ_INT && v->i < 0)
+        if (neg)
             *--q = '-';
         rule_value(c, SJ_NUMBER, q, (size_t)(e - q), 0, e);
-    } else if (v->kind == SJ_NUMBER) {
-        if (WIRE_FIELDS[c->cur].rule == WIRE_RULE_USER_ID)
-            field_fail(c, "not an integer literal");
-        else
-            rule_value(c, SJ_NUMBER, NULL, 0, 0, NULL);
     } else {
-        rule_value(c, v->kind, NULL, 0, 0, NULL);
+        rule_value(c, v->kind, NULL, 0, 0, NULL); /* the other rules look at the kind only */
     }
     return 0;
 }
