@@ -141,3 +141,78 @@ load helpers
     [ "$status" -eq 1 ]
     [[ "$stderr_text" == *"t_upper"* ]]
 }
+
+# A stand-in for libchdb that fails the engine's start $1 times as the real engine sometimes does
+# (CI, 2026-12-07: `Load job 'load table stg.orders_raw' failed: std::exception. Code: 1001, …
+# recursive_mutex lock failed … (ASYNC_LOAD_WAIT_FAILED)`), then runs the real engine; its log
+# says what each run met.
+fault_engine() {
+    export CHDB_FAULT_REAL=$CHLOCAL_LIBCHDB CHDB_FAULT_COUNT=$BATS_TEST_TMPDIR/faults
+    echo "$1" >"$CHDB_FAULT_COUNT"
+    rm -f "$CHDB_FAULT_COUNT.log"
+    FAULT_LIB=$BUILD_DIR/tests/helpers/libchdb_fault.so
+}
+runs() { tr '\n' ' ' <"$BATS_TEST_TMPDIR/faults.log"; }
+
+@test "the engine's own start-up fault (a load job's C++ exception, ASYNC_LOAD_WAIT_FAILED): the command runs again, 3 runs at most, each said; the statement runs once" {
+    chlocal --path db -q "CREATE DATABASE d; CREATE TABLE d.t (x UInt32) ENGINE = MergeTree ORDER BY x"
+    fault_engine 2
+    run_split chlocal --libchdb "$FAULT_LIB" --path db -q "INSERT INTO d.t VALUES (7); SELECT count() FROM d.t"
+    [ "$status" -eq 0 ]
+    [ "$output" = 1 ]
+    [ "$(runs)" = "fault fault real " ]
+    [ "$(grep -c "(ASYNC_LOAD_WAIT_FAILED)$" <<<"$stderr_text")" -eq 2 ]
+    grep -qxF "chlocal: the engine failed as it started, before any query ran (load job 'load table stg.orders_raw': a C++ library exception inside the engine, ASYNC_LOAD_WAIT_FAILED); running it again, run 2 of 3" <<<"$stderr_text"
+    grep -q "running it again, run 3 of 3$" <<<"$stderr_text"
+    # a queries file and data on stdin: the run again reads all of both
+    printf 'INSERT INTO d.t SELECT toUInt32(line) FROM table;\nSELECT count(), sum(x) FROM d.t FORMAT TSV;\n' >q.sql
+    fault_engine 1
+    run_split chlocal --libchdb "$FAULT_LIB" --path db --input-format LineAsString --queries-file q.sql < <(seq 1000)
+    [ "$status" -eq 0 ]
+    [ "$output" = "$(printf '1001\t500507')" ]
+    [ "$(runs)" = "fault real " ]
+    # three faults: the third is the run's failure, the engine's message last, nothing written
+    fault_engine 3
+    run_split chlocal --libchdb "$FAULT_LIB" --path db -q "INSERT INTO d.t VALUES (5000)"
+    [ "$status" -eq 1 ]
+    [ -z "$output" ]
+    [ "$(runs)" = "fault fault fault " ]
+    [[ "$(tail -n 1 <<<"$stderr_text")" == "Code: 722. DB::Exception: Waited job failed: "*"(ASYNC_LOAD_WAIT_FAILED)" ]]
+    [ "$(chlocal --path db -q "SELECT count() FROM d.t WHERE x = 5000")" = 0 ]
+}
+
+@test "after the start-up fault no run again without --path, with queries on stdin or spelt -qSQL, or a query saying ATTACH" {
+    chlocal --path db -q "CREATE DATABASE d; CREATE TABLE d.t (x UInt32) ENGINE = MergeTree ORDER BY x"
+    fault_engine 1
+    run_split chlocal --libchdb "$FAULT_LIB" -q "SELECT 1"
+    [ "$status" -eq 1 ]
+    [ "$(runs)" = "fault " ]
+    [[ "$stderr_text" != *"running it again"* ]]
+    fault_engine 1
+    run_split chlocal --libchdb "$FAULT_LIB" --path db < <(echo "SELECT 1")
+    [ "$status" -eq 1 ]
+    [ "$(runs)" = "fault " ]
+    fault_engine 1
+    run_split chlocal --libchdb "$FAULT_LIB" --path db "-qSELECT 1"
+    [ "$status" -eq 1 ]
+    [ "$(runs)" = "fault " ]
+    fault_engine 1
+    run_split chlocal --libchdb "$FAULT_LIB" --path db -q "SELECT 1; ATTACH TABLE d.t"
+    [ "$status" -eq 1 ]
+    [ "$(runs)" = "fault " ]
+    [[ "$stderr_text" != *"running it again"* ]]
+}
+
+@test "a table whose own definition fails to load: one run, the engine's message, stdin untouched (regression: the real engine reads no input before its first query)" {
+    chlocal --path db -q "CREATE DATABASE d; CREATE TABLE d.t (x UInt32) ENGINE = MergeTree ORDER BY x"
+    # a table whose ORDER BY names no column: its load job fails with the engine's own code (47)
+    dir=$(dirname "$(readlink -f db/metadata/d)/t.sql")
+    sed 's/ORDER BY x/ORDER BY nosuch/; s/^ATTACH TABLE _ UUID '\''[^'\'']*'\''/ATTACH TABLE _ UUID '\''11111111-2222-3333-4444-555555555555'\''/' "$dir/t.sql" >"$dir/u.sql"
+    grep -q "ORDER BY nosuch" "$dir/u.sql"
+    seq 3 >in.txt
+    run_split bash -c '"$0" --path db --input-format LineAsString -q "SELECT count() FROM table"; echo "status $?"; cat' "$BIN/chlocal" <in.txt
+    [ "$(printf '%s\n' "$output" | head -n 1)" = "status 1" ]
+    [ "$(printf '%s\n' "$output" | tail -n +2)" = "$(seq 3)" ]
+    [[ "$stderr_text" == "Code: 722. DB::Exception: Waited job failed: "*"Load job 'load table d.u' failed: Code: 47. "*"(ASYNC_LOAD_WAIT_FAILED)" ]]
+    [[ "$stderr_text" != *"running it again"* ]]
+}

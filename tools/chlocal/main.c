@@ -3,6 +3,7 @@
 #include "args.h"
 #include "cli.h"
 #include "io.h"
+#include "startup.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -47,6 +48,12 @@ static const char USAGE[] =
     "\"chlocal: unknown option: --foo (try --help)\"), an unusable --path, or the engine\n"
     "cannot load. The engine's stack traces are left out of its messages; set\n"
     "CHLOCAL_STACK_TRACE=1 to keep them (for a bug report).\n"
+    "\n"
+    "A run whose start the engine fails by a fault of its own (a table's load job failing\n"
+    "inside it, ASYNC_LOAD_WAIT_FAILED with a C++ library exception, before any query ran)\n"
+    "starts again, 3 runs at most, each said on stderr; only with --path, queries given by\n"
+    "-q/--query/--queries-file (a regular file) and none saying ATTACH. Anything else fails\n"
+    "as the engine said.\n"
     "\n"
     "example: chlocal -q \"SELECT order_wire_class('{}')\"\n";
 
@@ -166,8 +173,34 @@ static int is_usage_error(const char *s, size_t n)
     return 0;
 }
 
-static int run(const cl_cmd *cmd)
+/* The command's run number: 1, or what the run before it set when it started it again (taken
+ * out of the environment, so the UDFs and whatever they start never see it). */
+static int run_number(void)
 {
+    const char *s = getenv("CHLOCAL_START_RUN");
+    int n = s && s[0] >= '1' && s[0] <= '9' && !s[1] ? s[0] - '0' : 1;
+    unsetenv("CHLOCAL_START_RUN");
+    return n;
+}
+
+/* After the engine's start-up fault (nothing ran, stdin unread): the same command again, as a
+ * new process, the engine's threads and state gone. Returns only when it cannot. */
+static void run_again(char **argv, const cs_fault *f, int next)
+{
+    char num[2] = {(char)('0' + next), 0};
+    fprintf(stderr,
+            "chlocal: the engine failed as it started, before any query ran (load job '%.*s': a C++ "
+            "library exception inside the engine, ASYNC_LOAD_WAIT_FAILED); running it again, run %d of %d\n",
+            (int)f->job_len, f->job, next, CS_MAX_RUNS);
+    fflush(stderr);
+    if (setenv("CHLOCAL_START_RUN", num, 1) == 0)
+        execv("/proc/self/exe", argv);
+    fprintf(stderr, "chlocal: cannot run again: %s\n", strerror(errno));
+}
+
+static int run(const cl_cmd *cmd, char **argv)
+{
+    int now = run_number(), shown = 0;
     engine e;
     if (load_engine(cmd->libchdb, &e) != 0)
         return 2;
@@ -213,7 +246,21 @@ static int run(const cl_cmd *cmd)
             e.destroy(r);
         return 2;
     }
-    io_write_all(STDERR_FILENO, msg, msg_len);
+    if (!buf && !(err && *err) && now < CS_MAX_RUNS && msg_len) {
+        /* judged on the text without stack traces, whether or not they are shown */
+        char *seen = strip ? msg : strndup(msg, msg_len);
+        size_t seen_len = !seen ? 0 : strip ? msg_len : strip_stack_traces(seen, msg_len);
+        cs_fault fault;
+        if (cs_is_startup_fault(seen, seen_len, &fault) && cs_may_run_again(cmd)) {
+            io_write_all(STDERR_FILENO, msg, msg_len);
+            shown = 1;
+            run_again(argv, &fault, now + 1);
+        }
+        if (seen != msg)
+            free(seen);
+    }
+    if (!shown)
+        io_write_all(STDERR_FILENO, msg, msg_len);
     if (err && *err) {
         /* Errors raised while the engine reads its command line or opens --path land here. */
         char *text = strdup(err);
@@ -358,7 +405,7 @@ int main(int argc, char **argv)
     } else if (cmd.version) {
         rc = print_version(cmd.libchdb);
     } else if ((rc = check_path(&cmd)) == 0) {
-        rc = run(&cmd);
+        rc = run(&cmd, argv);
     }
     cl_free(&cmd);
     return rc;
