@@ -6,12 +6,12 @@
  *                   file; by default the fault CI met on 2026-12-07) to stderr and fails as the
  *                   engine does (no result bytes, no error text); each call also appends a line
  *                   "fault" or "real" to the file's name + ".log". */
+#include "chdb_api.h"
+
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct chdb_result chdb_result;
 
 static const char DEFAULT_TEXT[] =
     "Code: 722. DB::Exception: Waited job failed: Code: 695. DB::Exception: Load job 'load table "
@@ -23,26 +23,13 @@ struct wrapped {
     chdb_result *real;
 };
 
-static struct {
-    chdb_result *(*query_cmdline)(int, char **);
-    char *(*buffer)(chdb_result *);
-    size_t (*length)(chdb_result *);
-    const char *(*error)(chdb_result *);
-    void (*destroy)(chdb_result *);
-} real;
+static chdb_api g_real;
 
 static int load_real(void)
 {
     const char *path = getenv("CHDB_FAULT_REAL");
     void *h = path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
-    if (!h)
-        return -1;
-    *(void **)&real.query_cmdline = dlsym(h, "chdb_query_cmdline");
-    *(void **)&real.buffer = dlsym(h, "chdb_result_buffer");
-    *(void **)&real.length = dlsym(h, "chdb_result_length");
-    *(void **)&real.error = dlsym(h, "chdb_result_error");
-    *(void **)&real.destroy = dlsym(h, "chdb_destroy_query_result");
-    return real.query_cmdline && real.buffer && real.length && real.error && real.destroy ? 0 : -1;
+    return h ? chdb_api_load(h, &g_real) : -1;
 }
 
 static void log_call(const char *count_path, const char *what)
@@ -108,32 +95,32 @@ chdb_result *chdb_query_cmdline(int argc, char **argv)
         free(w);
         return NULL;
     }
-    w->real = real.query_cmdline(argc, argv);
+    w->real = g_real.query_cmdline(argc, argv);
     return (chdb_result *)w;
 }
 
 char *chdb_result_buffer(chdb_result *r)
 {
     struct wrapped *w = (struct wrapped *)r;
-    return w->fake || !w->real ? NULL : real.buffer(w->real);
+    return w->fake || !w->real ? NULL : g_real.buffer(w->real);
 }
 
 size_t chdb_result_length(chdb_result *r)
 {
     struct wrapped *w = (struct wrapped *)r;
-    return w->fake || !w->real ? 0 : real.length(w->real);
+    return w->fake || !w->real ? 0 : g_real.length(w->real);
 }
 
 const char *chdb_result_error(chdb_result *r)
 {
     struct wrapped *w = (struct wrapped *)r;
-    return w->fake ? "" : !w->real ? "no result" : real.error(w->real);
+    return w->fake ? "" : !w->real ? "no result" : g_real.error(w->real);
 }
 
 void chdb_destroy_query_result(chdb_result *r)
 {
     struct wrapped *w = (struct wrapped *)r;
     if (!w->fake && w->real)
-        real.destroy(w->real);
+        g_real.destroy(w->real);
     free(w);
 }

@@ -1,6 +1,7 @@
 /* chlocal: a `clickhouse local` on top of the embedded engine (libchdb, loaded with dlopen),
  * with this project's executable UDFs installed by default, for tests, scripts and people. */
 #include "args.h"
+#include "chdb_api.h"
 #include "cli.h"
 #include "io.h"
 #include "startup.h"
@@ -57,20 +58,10 @@ static const char USAGE[] =
     "\n"
     "example: chlocal -q \"SELECT order_wire_class('{}')\"\n";
 
-typedef struct chdb_result chdb_result;
-
-typedef struct {
-    chdb_result *(*query_cmdline)(int, char **);
-    char *(*buffer)(chdb_result *);
-    size_t (*length)(chdb_result *);
-    const char *(*error)(chdb_result *);
-    void (*destroy)(chdb_result *);
-} engine;
-
 /* 1 when chlocal runs beside its UDF binaries (a build tree), 0 when installed */
 static int g_build_tree;
 
-static int load_engine(const char *path, engine *e)
+static int load_engine(const char *path, chdb_api *e)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
@@ -80,12 +71,7 @@ static int load_engine(const char *path, engine *e)
                                "libchdb.so from the npm package @chdb/lib-linux-x64-gnu\n");
         return -1;
     }
-    *(void **)&e->query_cmdline = dlsym(h, "chdb_query_cmdline");
-    *(void **)&e->buffer = dlsym(h, "chdb_result_buffer");
-    *(void **)&e->length = dlsym(h, "chdb_result_length");
-    *(void **)&e->error = dlsym(h, "chdb_result_error");
-    *(void **)&e->destroy = dlsym(h, "chdb_destroy_query_result");
-    if (!e->query_cmdline || !e->buffer || !e->length || !e->error || !e->destroy) {
+    if (chdb_api_load(h, e) != 0) {
         fprintf(stderr, "chlocal: %s lacks the chdb C API (chdb_query_cmdline …)\n", path);
         return -1;
     }
@@ -201,7 +187,7 @@ static void run_again(char **argv, const cs_fault *f, int next)
 static int run(const cl_cmd *cmd, char **argv)
 {
     int now = run_number(), shown = 0;
-    engine e;
+    chdb_api e;
     if (load_engine(cmd->libchdb, &e) != 0)
         return 2;
 
@@ -290,7 +276,7 @@ static int print_version(const char *libchdb)
 {
     if (cli_version("chlocal") != 0)
         return 1;
-    engine e;
+    chdb_api e;
     if (load_engine(libchdb, &e) != 0)
         return 0;
     char *argv[] = {"chlocal", "--query", "SELECT version()", "--output-format", "TSVRaw", NULL};
