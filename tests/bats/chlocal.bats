@@ -171,6 +171,13 @@ runs() { tr '\n' ' ' <"$BATS_TEST_TMPDIR/faults.log"; }
     [ "$status" -eq 0 ]
     [ "$output" = "$(printf '1001\t500507')" ]
     [ "$(runs)" = "fault real " ]
+    # the engine really started in the failed runs (it held --path, loaded the tables, ran its
+    # threads) before the fault: the run again starts all the same
+    fault_engine 2
+    CHDB_FAULT_AFTER_REAL=1 run_split chlocal --libchdb "$FAULT_LIB" --path db -q "SELECT count() FROM d.t"
+    [ "$status" -eq 0 ]
+    [ "$output" = 1001 ]
+    [ "$(runs)" = "fault fault real " ]
     # three faults: the third is the run's failure, the engine's message last, nothing written
     fault_engine 3
     run_split chlocal --libchdb "$FAULT_LIB" --path db -q "INSERT INTO d.t VALUES (5000)"

@@ -5,7 +5,10 @@
  * CHDB_FAULT_COUNT  a file holding N: while N > 0 a call decrements it, prints CHDB_FAULT_TEXT (a
  *                   file; by default the fault CI met on 2026-12-07) to stderr and fails as the
  *                   engine does (no result bytes, no error text); each call also appends a line
- *                   "fault" or "real" to the file's name + ".log". */
+ *                   "fault" or "real" to the file's name + ".log".
+ * CHDB_FAULT_AFTER_REAL  when not empty, a failing call first runs the real engine on the same command
+ *                   line and drops its answer (a read-only command: the engine started, held
+ *                   --path and its threads before the fault, as it does when the fault is real). */
 #include "chdb_api.h"
 
 #include <dlfcn.h>
@@ -83,6 +86,17 @@ chdb_result *chdb_query_cmdline(int argc, char **argv)
         return NULL;
     if (take_fault(count_path)) {
         log_call(count_path, "fault");
+        const char *after_real = getenv("CHDB_FAULT_AFTER_REAL");
+        if (after_real && *after_real) {
+            if (load_real() != 0) {
+                fputs("chdb_fault: cannot load CHDB_FAULT_REAL\n", stderr);
+                free(w);
+                return NULL;
+            }
+            chdb_result *r = g_real.query_cmdline(argc, argv);
+            if (r)
+                g_real.destroy(r);
+        }
         print_fault();
         fflush(stderr);
         w->fake = 1;
