@@ -10,9 +10,7 @@
 static const char OPT_SCRIPTS[] = "--user_scripts_path";
 static const char OPT_CONFIG[] = "--user_defined_executable_functions_config";
 
-/* "--name=value" or "--name value": 1 and the value (advancing *i past it), 0 when argv[*i]
- * is another option, -1 when the value is missing or empty. */
-static int take_value(int argc, char **argv, int *i, const char *name, const char **val)
+int cl_take_value(int argc, char **argv, int *i, const char *name, const char **val)
 {
     size_t n = strlen(name);
     if (strncmp(argv[*i], name, n) != 0)
@@ -108,7 +106,7 @@ int cl_parse(int argc, char **argv, const cl_defaults *def, cl_cmd *cmd, cl_erro
         int r = 0;
         for (k = 0; k < sizeof valued / sizeof *valued; k++) {
             const char *v = NULL;
-            if ((r = take_value(argc, argv, &i, valued[k].name, &v)) > 0)
+            if ((r = cl_take_value(argc, argv, &i, valued[k].name, &v)) > 0)
                 *(const char **)((char *)cmd + valued[k].field) = v;
             if (r != 0)
                 break;

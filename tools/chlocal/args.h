@@ -38,5 +38,8 @@ int cl_parse(int argc, char **argv, const cl_defaults *def, cl_cmd *cmd, cl_erro
 /* Appends the UDF server settings (NULL: none) to engine_argv unless the caller set them. */
 int cl_build(cl_cmd *cmd, const char *udf_dir, const char *udf_config);
 void cl_free(cl_cmd *cmd);
+/* argv[*i] as option NAME, "--name=value" or "--name value": 1 and the value (advancing *i past
+ * it), 0 when argv[*i] is another option, -1 when the value is missing or empty (argc: the end). */
+int cl_take_value(int argc, char **argv, int *i, const char *name, const char **val);
 
 #endif

@@ -71,41 +71,28 @@ static int says_attach(const char *s, size_t n)
     return 0;
 }
 
-/* "--name V" or "--name=V" at argv[*i]: 1 and V (advancing *i past a separate value), else 0 */
-static int valued(char **argv, int last, int *i, const char *name, const char **v)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) != 0)
-        return 0;
-    if (argv[*i][n] == '=') {
-        *v = argv[*i] + n + 1;
-        return 1;
-    }
-    if (argv[*i][n] != '\0' || *i + 1 >= last)
-        return 0;
-    *v = argv[++*i];
-    return 1;
-}
-
 int cs_may_run_again(const cl_cmd *cmd)
 {
     int last = cmd->sep >= 0 ? cmd->sep : cmd->engine_argc;
     int path = 0, queries = 0;
     for (int i = 1; i < last; i++) {
         const char *a = cmd->engine_argv[i], *v = NULL;
-        if (valued(cmd->engine_argv, last, &i, "--path", &v)) {
+        int r;
+        if ((r = cl_take_value(last, cmd->engine_argv, &i, "--path", &v)) != 0) {
+            if (r < 0)
+                return 0;
             path = 1;
-        } else if (valued(cmd->engine_argv, last, &i, "-q", &v) ||
-                   valued(cmd->engine_argv, last, &i, "--query", &v)) {
-            if (says_attach(v, strlen(v)))
+        } else if ((r = cl_take_value(last, cmd->engine_argv, &i, "-q", &v)) != 0 ||
+                   (r = cl_take_value(last, cmd->engine_argv, &i, "--query", &v)) != 0) {
+            if (r < 0 || says_attach(v, strlen(v)))
                 return 0;
             queries = 1;
-        } else if (valued(cmd->engine_argv, last, &i, "--queries-file", &v)) {
+        } else if ((r = cl_take_value(last, cmd->engine_argv, &i, "--queries-file", &v)) != 0) {
             /* a regular file only: reading a pipe (or "-", stdin) would take it from the run */
             struct stat st;
             char *sql = NULL;
             size_t len = 0;
-            int bad = strcmp(v, "-") == 0 || stat(v, &st) != 0 || !S_ISREG(st.st_mode) ||
+            int bad = r < 0 || strcmp(v, "-") == 0 || stat(v, &st) != 0 || !S_ISREG(st.st_mode) ||
                       io_read_path_max(v, CS_QUERIES_MAX, &sql, &len) != 0 || says_attach(sql, len);
             free(sql);
             if (bad)
