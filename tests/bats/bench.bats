@@ -28,11 +28,15 @@ two_parts() {
 @test "bench 80 (typing three ways) and 90 (statement by statement, the protocol floor) run to their tables" {
     two_parts 80-typing 90-statements
     grep -q '^| typing: the typing alone' 80-typing.out
-    # the 12 statements, the sum, the parse, the classifier, isValidJSON, the two floors, native,
-    # the transition's floor (its freeze, its gate, the two) and the guards' lower bound
-    [ "$(grep -c '^| statements: ' 90-statements.out)" -eq 23 ]
+    # the 12 statements, the sum, the parse, the classifier, isValidJSON, the three floors,
+    # native, the transition's floor (its freeze, its gate, the two), the guards' lower bound,
+    # the fixed cost (the 12 on 8 orders) and the whole less it
+    [ "$(grep -c '^| statements: ' 90-statements.out)" -eq 26 ]
     grep -q "^| statements: the protocol floor, proto_floor_string(raw)" 90-statements.out
     grep -q "^| statements: the validation floor, proto_floor_validate(raw)" 90-statements.out
+    grep -q "^| statements: the members floor, proto_floor_members(raw)" 90-statements.out
+    grep -qE "^\| statements: the fixed cost, the 12 on a load of 8 orders, [0-9.]+ s \(([0-9.]+ ){11}[0-9.]+; " 90-statements.out
+    grep -qE "^\| statements: the whole less its fixed cost, -?[0-9.]+ s = [0-9.]+x the parse less its own" 90-statements.out
     grep -q "^| statements: the transition's floor, the two, " 90-statements.out
     grep -q "^| statements: the guards' lower bound, the floor and each guarantee by its cheapest SQL, " 90-statements.out
 }

@@ -339,6 +339,33 @@ XML
     [ "$status" -eq 2 ]
 }
 
+# The members floor hands over the root members of the same checked tree; its verdict must be the
+# engine's on what an object with members is, or the floor skipped work the classifier does.
+@test "proto_floor --members: '' exactly for the generated values the engine reads as a JSON object with members" {
+    "$BUILD_DIR/tests/helpers/json_gen" --seed 26 --count 5000 >in.txt
+    run_split chlocal --udf-dir "$TEST_UDFS" --udf-config "$ROOT/tests/helpers/floor_function.xml" --max_block_size=1000 \
+        -q "SELECT count(), countIf((proto_floor_members(d) = '') = (isValidJSON(d) AND JSONType(d) = 'Object' AND JSONLength(d) > 0)),
+                   countIf(proto_floor_members(d) = ''), countIf(isValidJSON(d) = 1), countIf(proto_floor_members(d) NOT IN ('', 'x'))
+            FROM (SELECT substring(line, 1, intDiv(length(line) * k, 3)) AS d
+                  FROM file('$PWD/in.txt', LineAsString, 'line String') ARRAY JOIN [1, 2, 3] AS k)"
+    echo "$stderr_text"
+    [ "$status" -eq 0 ]
+    local total agree objects valid other
+    IFS=$'\t' read -r total agree objects valid other <<<"$output"
+    echo "values $total, agree $agree, objects with members $objects, valid $valid, other answers $other"
+    [ "$total" -eq 15000 ]
+    [ "$agree" -eq "$total" ]
+    [ "$objects" -ge 500 ]
+    [ "$objects" -lt "$valid" ]
+    [ "$other" -eq 0 ]
+    run_split chlocal --udf-dir "$TEST_UDFS" --udf-config "$ROOT/tests/helpers/floor_function.xml" \
+        -q "SELECT proto_floor_members(NULL), proto_floor_members('{}'), proto_floor_members('{\"a\":1}'), proto_floor_members('[1]')"
+    [ "$status" -eq 0 ]
+    [ "$output" = "$(printf 'x\tx\t\tx')" ]
+    run_split "$TEST_UDFS/proto_floor" --members --bogus
+    [ "$status" -eq 2 ]
+}
+
 # ---------- a wrong argument type: the engine shows the UDF's own words ----------
 
 @test "order_wire_class of a wrong type: the engine's error says what it takes and what it got" {
