@@ -38,7 +38,7 @@ rebuild_manifest() {
 }
 SCHEMA_OPTS=()
 
-@test "ods-ddl migrate: from the previous release's schema, an ADD COLUMN for each column it lacks (the seal's fingerprint of staging, staging's _moved, the hashdiff profile of versions and ledger), which the transition asks for before it writes, then nothing; the data stays and the tools of this version run on it" {
+@test "ods-ddl migrate: from the previous release's schema, an ADD COLUMN for each column it lacks (the seal's fingerprint of staging, staging's _moved, the hashdiff profile of versions and ledger), which the transition asks for before it writes, and order_v's query replaced, then nothing; the data stays and the tools of this version run on it" {
     chlocal --path db --queries-file "$FIX/schema-5707bdc.sql"
     "$BIN/orders-gen" --orders 20 --seed 3 >l1.jsonl
     chlocal --path db -q "INSERT INTO stg.orders_raw (raw, _topic, _partition, _offset, _load_id, _load_ts)
@@ -63,6 +63,11 @@ SCHEMA_OPTS=()
     [[ $stderr_text == *"transition 1/12: the ODS's seals (ods.order_frozen) keep no fingerprint of what was staged (a schema from before this version): bring it to this version with ods-ddl migrate first; nothing was done"* ]]
     [ "$(chlocal --path db -q "SELECT (SELECT count() FROM system.tables WHERE database = 'ods' AND name = 'order_lease'), (SELECT count() FROM ods.order_loads), (SELECT count() FROM ods.order_manifest WHERE _load_id = 'L1')" | tr '\t' ' ')" = "0 0 0" ]
     output=$statements
+    # and order_v's query replaced: its set of orders the hot table shows is one grouping now,
+    # not a join of two (2026-12-07)
+    [ "$(grep -c '^CREATE OR REPLACE VIEW ' <<<"$output")" -eq 1 ]
+    grep -q "^CREATE OR REPLACE VIEW ods.order_v AS SELECT .* GROUP BY order_id HAVING (countIf(_from_rep = 1) = 0) OR (maxIf(updated_at, _from_rep = 0) >= maxIf(updated_at, _from_rep = 1)).*;\$" <<<"$output"
+    output=$(grep -v '^CREATE OR REPLACE VIEW ' <<<"$output")
     [ "$output" = "ALTER TABLE ods.order_frozen ADD COLUMN IF NOT EXISTS staged_fp1 UInt64 DEFAULT 0 AFTER messages;
 ALTER TABLE ods.order_frozen ADD COLUMN IF NOT EXISTS staged_fp2 UInt64 DEFAULT 0 AFTER staged_fp1;
 ALTER TABLE ods.order_loads ADD COLUMN IF NOT EXISTS wire_contract LowCardinality(String) DEFAULT '' AFTER field_invalid;
@@ -70,7 +75,7 @@ ALTER TABLE ods.order_loads ADD COLUMN IF NOT EXISTS hashdiff_profile LowCardina
 ALTER TABLE ods.order_snapshot_hot ADD COLUMN IF NOT EXISTS _hashdiff_profile LowCardinality(String) DEFAULT '$profile' AFTER _load_ts;
 ALTER TABLE ods.order_snapshot_rep ADD COLUMN IF NOT EXISTS _hashdiff_profile LowCardinality(String) DEFAULT '$profile' AFTER _load_ts;
 ALTER TABLE stg.orders_raw ADD COLUMN IF NOT EXISTS _moved String MATERIALIZED '' AFTER _raw_hash;" ]
-    chlocal --path db -q "$output"
+    chlocal --path db -q "$statements"
     migrate
     [ "$status" -eq 0 ]
     [ -z "$output" ]
@@ -152,7 +157,7 @@ ALTER TABLE stg.orders_raw ADD COLUMN IF NOT EXISTS _moved String MATERIALIZED '
     [ "$(grep -c "^ALTER TABLE ods.order_snapshot_hot\(_dist\)\? ON CLUSTER ods_cluster ADD COLUMN IF NOT EXISTS _hashdiff_profile LowCardinality(String) DEFAULT 'order-snapshot-wire-v1/strict/xxh3_128/[0-9a-f]*' AFTER _load_ts;$" <<<"$output")" -eq 2 ]
 }
 
-@test "ods-ddl migrate --cluster from the previous release's cluster schema (issue 27): the lease's KeeperMap table is missing, then its view is a Merge table; each refusal names the step, then the seal's two columns are added, and after them nothing is left to do" {
+@test "ods-ddl migrate --cluster from the previous release's cluster schema (issue 27): the lease's KeeperMap table is missing, then its view is a Merge table; each refusal names the step, then the seal's two columns are added and order_v's query replaced, and after them nothing is left to do" {
     cfg=$(keeper_cfg "$ROOT/clickhouse-config/cluster.example.xml")
     chlocal --config-file "$cfg" --path db --queries-file "$FIX/schema-cluster-f49c64e.sql"
     ods_ddl migrate --cluster ods_cluster >migrate.sql
@@ -174,9 +179,12 @@ ALTER TABLE stg.orders_raw ADD COLUMN IF NOT EXISTS _moved String MATERIALIZED '
     # then the columns the release lacks: the seal's fingerprint of what was staged
     run_split chlocal --config-file "$cfg" --path db --queries-file migrate.sql
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
+    statements=$output
+    [ "$(grep -c '^CREATE OR REPLACE VIEW ods.order_v ON CLUSTER ods_cluster AS SELECT .* GROUP BY order_id HAVING (countIf(_from_rep = 1) = 0) OR ' <<<"$output")" -eq 1 ]
+    output=$(grep -v '^CREATE OR REPLACE VIEW ods.order_v ON CLUSTER ' <<<"$output")
     [ "$output" = "ALTER TABLE ods.order_frozen ON CLUSTER ods_cluster ADD COLUMN IF NOT EXISTS staged_fp1 UInt64 DEFAULT 0 AFTER messages;
 ALTER TABLE ods.order_frozen ON CLUSTER ods_cluster ADD COLUMN IF NOT EXISTS staged_fp2 UInt64 DEFAULT 0 AFTER staged_fp1;" ]
-    chlocal --config-file "$cfg" --path db -q "${output// ON CLUSTER ods_cluster/}"
+    chlocal --config-file "$cfg" --path db -q "${statements// ON CLUSTER ods_cluster/}"
     run_split chlocal --config-file "$cfg" --path db --queries-file migrate.sql
     [ "$status" -eq 0 ] || { echo "$stderr_text"; return 1; }
     [ -z "$output" ]

@@ -245,7 +245,11 @@ int ddl_schema(FILE *out, const ddl_opts *o)
      * newest _rep row, is found from two columns only (the max updated_at of _rep's rows is
      * its FINAL row's), so _rep's FINAL is read once, for the orders not in W; the rows of W
      * come from the hot table, the newest by an argMax grouped by order_id, so a reader's
-     * filter on order_id reaches both tables (it would not pass a LIMIT BY). */
+     * filter on order_id reaches both tables (it would not pass a LIMIT BY). W is one grouping
+     * of the two tables' rows, not a join of two groupings: the engine plans a join of
+     * subqueries slowly, and with its default settings compiles the join's max() on a first
+     * read (measured: docs/schema.md); an order without a _rep row is told by its count, not
+     * by a max over no rows (a default that an updated_at before 1970 would lose to). */
     const char *g = o->cluster ? "GLOBAL " : "";
     const char *rep_t = sqlw_target(o, "order_snapshot_rep", "order_snapshot_dist");
     const char *hot_t = sqlw_target(o, "order_snapshot_hot", "order_snapshot_hot_dist");
@@ -254,11 +258,11 @@ int ddl_schema(FILE *out, const ddl_opts *o)
     snprintf(committed, sizeof committed, "_load_id %sIN (SELECT _load_id FROM %s.%s)", g, D, loads_t);
     snprintf(w, sizeof w,
              "(\n        SELECT order_id\n"
-             "        FROM (SELECT order_id, max(updated_at) AS _hu FROM %s.%s WHERE %s GROUP BY order_id) AS hh\n"
-             "        LEFT JOIN (SELECT order_id, max(updated_at) AS _ru, 1 AS _in_rep FROM %s.%s\n"
-             "                   WHERE order_id %sIN (SELECT order_id FROM %s.%s WHERE %s) GROUP BY order_id) AS rr\n"
-             "        USING (order_id)\n"
-             "        WHERE ifNull(_in_rep, 0) = 0 OR _hu >= _ru\n    )",
+             "        FROM (SELECT order_id, updated_at, 0 AS _from_rep FROM %s.%s WHERE %s\n"
+             "              UNION ALL SELECT order_id, updated_at, 1 AS _from_rep FROM %s.%s\n"
+             "                   WHERE order_id %sIN (SELECT order_id FROM %s.%s WHERE %s))\n"
+             "        GROUP BY order_id\n"
+             "        HAVING countIf(_from_rep = 1) = 0 OR maxIf(updated_at, _from_rep = 0) >= maxIf(updated_at, _from_rep = 1)\n    )",
              D, hot_t, committed, D, rep_t, g, D, hot_t, committed);
     sqlw_put(&st, out, ";\n\nCREATE VIEW IF NOT EXISTS %s.order_v", D);
     sqlw_on_cluster(&st, out, o);
