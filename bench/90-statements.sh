@@ -199,8 +199,8 @@ for ((k = 1; k <= nst; k++)); do
 done
 bench_row "statements: the whole transition, sum of the $nst, $sum s = $(ratio parse whole)x the parse alone (goal <= 3x)" "$n" whole parse
 flist=$(for ((k = 1; k <= nst; k++)); do printf '%s ' "${BENCH_SECS[f$k]}"; done)
-BENCH_SECS[varw]=$(awk -v a="$sum" -v b="$fsum" 'BEGIN {print a - b}')
-BENCH_SECS[varp]=$(awk -v a="${BENCH_SECS[parse]}" -v b="${BENCH_SECS[fparse]}" 'BEGIN {print a - b}')
+BENCH_SECS[varw]=$(awk -v a="$sum" -v b="$fsum" 'BEGIN {printf "%.3f", a - b}')
+BENCH_SECS[varp]=$(awk -v a="${BENCH_SECS[parse]}" -v b="${BENCH_SECS[fparse]}" 'BEGIN {printf "%.3f", a - b}')
 bench_row "statements: the fixed cost, the $nst on a load of 8 orders, $fsum s (${flist% }; the parse alone on them ${BENCH_SECS[fparse]} s)" 8 fixed fparse
 bench_row "statements: the whole less its fixed cost, ${BENCH_SECS[varw]} s = $(ratio varp varw)x the parse less its own (the ratio as loads grow)" "$n" varw varp
 bench_row "statements: the floor's freeze, the parse into the manifest, ${BENCH_SECS[ffreeze]} s" "$n" ffreeze parse
