@@ -530,3 +530,17 @@ WRAP
     [ "$status" -eq 0 ]
     [ "$(tail -1 <<<"$output")" = "schedules: 1 run, 0 diverged" ]
 }
+
+@test "regression (schedules, soak seed 3820058): a load with no rejected message commits though statement 8 never ran since its freeze" {
+    # Found: one valid message, frozen by a run of statements 1-7; the next run failed at
+    # statement 1 (the lease of a killed run), a kill cut statement 9, and a run from statement
+    # 9 committed. The model said the commit refuses while statement 8 has not completed, but
+    # the commit counts the errors table against the manifest's rejected messages: with none,
+    # there is nothing statement 8 could have left unwritten. The model now asks for statement 8
+    # only for a load with a rejected message, and for 9 only for one with an accepted message.
+    run_split "$SCHED" --bin "$BIN" --work "$BATS_TEST_TMPDIR/w" --seed 3820058 --count 1 --jobs 1 \
+        --gate-pieces 2 --piece-size 3 --mixed-cuts
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(tail -1 <<<"$output")" = "schedules: 1 run, 0 diverged" ]
+}
