@@ -838,12 +838,12 @@ static int check_stmt(const model *m, int L, int k, char *why, size_t wn)
              * them against the manifest's rejected and accepted messages, so statement 8 is
              * needed only for a load with a rejected message, 9 only for one with an accepted
              * one (nothing to write, nothing missing: soak seed 3820058) */
-            int miss8 = frozen_has(l, 0) && l->errs_done == 0, miss9 = frozen_has(l, 1) && l->gate_done == 0;
-            if (miss8 || miss9) {
-                snprintf(why, wn, "statement %d has not completed for %s since its freeze", miss8 ? 8 : 9, l->id);
+            int errs = frozen_has(l, 0) ? l->errs_done : 1, gate = frozen_has(l, 1) ? l->gate_done : 1;
+            if (errs == 0 || gate == 0) {
+                snprintf(why, wn, "statement %d has not completed for %s since its freeze", errs ? 9 : 8, l->id);
                 return P_FAIL;
             }
-            if ((frozen_has(l, 0) && l->errs_done < 0) || (frozen_has(l, 1) && l->gate_done < 0))
+            if (errs < 0 || gate < 0)
                 return P_UNSURE;
         }
         return P_OK;
