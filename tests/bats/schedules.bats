@@ -64,6 +64,8 @@ fake_bin_with_chlocal() {
     diff expected.tsv got.tsv
     # created_at spans more than the Date range (1970 ... 2149): the contract's 1900 ... 2299
     [ "$(cut -f4 expected.tsv | awk '$1 < "1970" || $1 >= "2150"' | wc -l)" -gt 0 ]
+    # and versions from before 1970 (a DateTime64 below zero), which order_v must still rank
+    [ "$(cut -f5 expected.tsv | awk '$1 < "1970"' | wc -l)" -gt 0 ]
 }
 
 @test "200 random schedules: none diverges from the model" {

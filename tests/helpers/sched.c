@@ -352,9 +352,12 @@ static void world_init(void)
         }
         sfmt(g_created[o], sizeof g_created[o], "%04d-%02d-%02d %02d:%02d:%02d.%03d", y, mo, d, h, mi, s, ms);
     }
+    /* a version from before 1970 in half the schedules: a DateTime64 below zero, which order_v
+     * must still rank (a max over no rows is 1970-01-01, not "no version") */
     static const char *const U[] = {"2026-03-01 10:00:00.000", "2026-03-01 10:00:00.001", "2026-03-02 00:00:00.000",
-                                    "2026-03-05 23:59:59.999", "1999-12-31 23:59:59.999", "2030-01-01 00:00:00.000"};
-    int base = rn(3);
+                                    "2026-03-05 23:59:59.999", "1999-12-31 23:59:59.999", "1950-06-15 12:00:00.000",
+                                    "2030-01-01 00:00:00.000"};
+    int base = rn(4);
     for (int i = 0; i < 4; i++)
         snprintf(g_upd_set[i], sizeof g_upd_set[i], "%s", U[base + i]);
 }
